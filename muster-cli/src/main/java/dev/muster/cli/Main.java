@@ -1,0 +1,7 @@
+package dev.muster.cli;
+
+public final class Main {
+  public static void main(String[] args) {
+    System.out.println("placeholder");
+  }
+}

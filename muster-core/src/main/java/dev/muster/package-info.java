@@ -1,0 +1,2 @@
+/** Muster's model and consumer-side logic; no etcd types here. */
+package dev.muster;

@@ -1,0 +1,2 @@
+/** placeholder */
+package dev.muster.testing;
