@@ -1,0 +1,41 @@
+package dev.muster.registry;
+
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+
+/**
+ * The one Jackson mapper of this package, configured once and never changed afterwards (so it is safe to share).
+ * Strict on structure: a duplicated field or anything after the top-level value is an error, because a value that
+ * two readers could understand differently must not be accepted by either.
+ */
+final class Json {
+  static final JsonMapper MAPPER = JsonMapper.builder()
+      .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+      .build();
+
+  private static final int MAX_SHOWN_CHARS = 100;
+
+  private Json() {}
+
+  /** The node as JSON text for a message, cut after a hundred characters. */
+  static String show(JsonNode node) {
+    String text = node.toString();
+    return text.length() <= MAX_SHOWN_CHARS ? text : text.substring(0, MAX_SHOWN_CHARS) + "...";
+  }
+
+  /** "a string", "an array", ... for messages. */
+  static String kind(JsonNode node) {
+    return switch (node.getNodeType()) {
+      case ARRAY -> "an array";
+      case OBJECT -> "an object";
+      case STRING -> "a string";
+      case NUMBER -> "a number";
+      case BOOLEAN -> "a boolean";
+      case NULL -> "null";
+      default -> "a " + node.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
+    };
+  }
+}

@@ -1,0 +1,40 @@
+package dev.muster.registry;
+
+import dev.muster.InvalidInputException;
+import java.util.regex.Pattern;
+
+/**
+ * The naming rule for {@code namespace}, {@code service}, {@code version}, instance id and key root (SPEC §2):
+ * 1-63 characters of {@code [a-z0-9-]}, starting and ending with a letter or digit, so every name is a DNS label
+ * and DNS-SD can serve it. Stateless.
+ */
+public final class Names {
+  /** The longest valid name. */
+  public static final int MAX_LENGTH = 63;
+
+  /** The rule as an instruction, used in every message about a bad name. */
+  public static final String RULE =
+      "use 1-63 characters of a-z, 0-9 and '-', starting and ending with a letter or digit";
+
+  private static final Pattern LABEL = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
+
+  private Names() {}
+
+  /** Whether {@code value} is a valid name; {@code null} is not. */
+  public static boolean isValid(String value) {
+    return value != null && LABEL.matcher(value).matches();
+  }
+
+  /**
+   * Returns {@code value} if it is a valid name.
+   *
+   * @param field what the name is, for the message ({@code service}, {@code zone}, ...)
+   * @throws InvalidInputException naming {@code field} and {@code value} (also when it is null or empty)
+   */
+  public static String requireValid(String field, String value) {
+    if (!isValid(value)) {
+      throw new InvalidInputException(field, value, RULE);
+    }
+    return value;
+  }
+}

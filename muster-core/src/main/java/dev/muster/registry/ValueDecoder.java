@@ -1,0 +1,188 @@
+package dev.muster.registry;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.muster.InvalidInputException;
+import dev.muster.MalformedValueException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Decodes one registry value (see {@link InstanceCodec} for the rules). One decoder per value: it carries the key
+ * so every failure can name it. Not thread-safe; confined to the calling thread.
+ */
+final class ValueDecoder {
+  private final InstanceKey key;
+  private final String where;
+
+  ValueDecoder(InstanceKey key) {
+    this.key = key;
+    this.where = key.path();
+  }
+
+  Instance decode(byte[] value) {
+    JsonNode root = parse(value);
+    JsonNode schema = root.get("schema");
+    if (schema != null && !schema.isNull() && !(schema.isIntegralNumber() && schema.canConvertToInt()
+        && schema.intValue() >= 1)) {
+      throw bad("schema", schema, "expected a positive integer");
+    }
+    String address = text(root, "address", true);
+    int port = integer(root, "port", null, "expected an integer 1-65535");
+    InstanceState state = state(root);
+    int weight = integer(root, "weight", Instance.DEFAULT_WEIGHT, "expected an integer 0-" + Instance.MAX_WEIGHT);
+    String zone = text(root, "zone", false);
+    String region = text(root, "region", false);
+    List<String> tags = tags(root);
+    Map<String, String> metadata = metadata(root);
+    Instant registeredAt = instant(root, "registeredAt");
+    try {
+      return new Instance(key.id(), key.namespace(), key.service(), key.version(), address, port, state, weight,
+          zone, region, tags, metadata, registeredAt);
+    } catch (InvalidInputException e) {
+      throw new MalformedValueException(where, e.getMessage(), e);
+    }
+  }
+
+  private JsonNode parse(byte[] value) {
+    if (value == null || value.length == 0) {
+      throw new MalformedValueException(where, "empty, expected a JSON object");
+    }
+    if (value.length > InstanceCodec.MAX_VALUE_BYTES) {
+      throw new MalformedValueException(where,
+          "too large: " + value.length + " bytes > " + InstanceCodec.MAX_VALUE_BYTES);
+    }
+    String text;
+    try {
+      text = StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(value))
+          .toString();
+    } catch (CharacterCodingException e) {
+      throw new MalformedValueException(where, "not UTF-8 text", e);
+    }
+    JsonNode root;
+    try {
+      root = Json.MAPPER.readTree(text);
+    } catch (JsonProcessingException e) {
+      JsonLocation at = e.getLocation();
+      String position = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
+      throw new MalformedValueException(where, "not JSON: " + e.getOriginalMessage() + position, e);
+    }
+    if (root == null || root.isMissingNode()) {
+      throw new MalformedValueException(where, "empty, expected a JSON object");
+    }
+    if (!root.isObject()) {
+      throw new MalformedValueException(where, "not a JSON object but " + Json.kind(root));
+    }
+    return root;
+  }
+
+  private String text(JsonNode root, String field, boolean required) {
+    JsonNode node = root.get(field);
+    if (node == null || node.isNull()) {
+      if (required) {
+        throw missing(field);
+      }
+      return null;
+    }
+    if (!node.isTextual()) {
+      throw bad(field, node, "expected a string");
+    }
+    return node.textValue();
+  }
+
+  private int integer(JsonNode root, String field, Integer absent, String expected) {
+    JsonNode node = root.get(field);
+    if (node == null || node.isNull()) {
+      if (absent == null) {
+        throw missing(field);
+      }
+      return absent;
+    }
+    if (!node.isIntegralNumber() || !node.canConvertToInt()) {
+      throw bad(field, node, expected);
+    }
+    return node.intValue();
+  }
+
+  private InstanceState state(JsonNode root) {
+    String text = text(root, "state", false);
+    if (text == null) {
+      return InstanceState.UP;
+    }
+    for (InstanceState state : InstanceState.values()) {
+      if (state.name().equals(text)) {
+        return state;
+      }
+    }
+    throw bad("state", root.get("state"), "expected \"UP\" or \"DRAINING\"");
+  }
+
+  private List<String> tags(JsonNode root) {
+    JsonNode node = root.get("tags");
+    if (node == null || node.isNull()) {
+      return List.of();
+    }
+    if (!node.isArray()) {
+      throw bad("tags", node, "expected an array of strings");
+    }
+    List<String> tags = new ArrayList<>(node.size());
+    for (JsonNode element : node) {
+      if (!element.isTextual()) {
+        throw bad("tags", element, "expected an array of strings");
+      }
+      tags.add(element.textValue());
+    }
+    return tags;
+  }
+
+  private Map<String, String> metadata(JsonNode root) {
+    JsonNode node = root.get("metadata");
+    if (node == null || node.isNull()) {
+      return Map.of();
+    }
+    if (!node.isObject()) {
+      throw bad("metadata", node, "expected an object of string values");
+    }
+    Map<String, String> metadata = new LinkedHashMap<>();
+    for (Map.Entry<String, JsonNode> entry : node.properties()) {
+      if (!entry.getValue().isTextual()) {
+        throw bad("metadata." + entry.getKey(), entry.getValue(), "expected a string");
+      }
+      metadata.put(entry.getKey(), entry.getValue().textValue());
+    }
+    return metadata;
+  }
+
+  private Instant instant(JsonNode root, String field) {
+    String text = text(root, field, false);
+    if (text == null) {
+      return null;
+    }
+    try {
+      return Instant.parse(text);
+    } catch (DateTimeParseException e) {
+      throw bad(field, root.get(field), "expected an RFC 3339 time such as 2026-11-29T10:00:00Z");
+    }
+  }
+
+  private MalformedValueException missing(String field) {
+    return new MalformedValueException(where, "field \"" + field + "\" is missing");
+  }
+
+  private MalformedValueException bad(String field, JsonNode value, String expected) {
+    return new MalformedValueException(where,
+        "field \"" + field + "\" has bad value " + Json.show(value) + ": " + expected);
+  }
+}
