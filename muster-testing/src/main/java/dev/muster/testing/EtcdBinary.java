@@ -1,0 +1,50 @@
+package dev.muster.testing;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * Finds the etcd server binary: {@code $MUSTER_ETCD_BIN} (or the system property {@code muster.etcd.bin})
+ * when set, else {@code etcd} on {@code PATH}. Muster is tested against Debian's {@code etcd-server} 3.4.
+ */
+public final class EtcdBinary {
+  /** The environment variable that names the etcd binary to use. */
+  public static final String ENV = "MUSTER_ETCD_BIN";
+
+  private EtcdBinary() {}
+
+  /** The etcd binary to run, or an {@link EtcdLaunchException} saying how to install or name one. */
+  public static Path locate() {
+    String configured = Optional.ofNullable(System.getProperty("muster.etcd.bin")).orElse(System.getenv(ENV));
+    if (configured != null && !configured.isBlank()) {
+      Path p = Path.of(configured);
+      if (!Files.isExecutable(p)) {
+        throw new EtcdLaunchException(ENV + "=" + configured + " is not an executable file: point it at the etcd"
+            + " server binary or unset it to use etcd from PATH");
+      }
+      return p;
+    }
+    return findOnPath("etcd").orElseThrow(() -> new EtcdLaunchException(
+        "etcd is not installed: run 'apt-get install -y etcd-server etcd-client' (or ./muster, which does it"
+            + " as root), or set " + ENV + " to an etcd 3.4 binary"));
+  }
+
+  static Optional<Path> findOnPath(String name) {
+    String path = System.getenv("PATH");
+    if (path == null) {
+      return Optional.empty();
+    }
+    for (String dir : path.split(File.pathSeparator)) {
+      if (dir.isEmpty()) {
+        continue;
+      }
+      Path candidate = Path.of(dir, name);
+      if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+        return Optional.of(candidate);
+      }
+    }
+    return Optional.empty();
+  }
+}

@@ -1,0 +1,555 @@
+package dev.muster.testing;
+
+import dev.muster.testing.internal.EtcdHttp;
+import dev.muster.testing.internal.FreePorts;
+import dev.muster.testing.internal.ProcessReaper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * A private etcd cluster (1 to 9 members) of real {@code etcd} processes on loopback ports, each member with
+ * its own data directory. Used by Muster's tests, by the lab, by {@code muster etcd}, and by users' own tests:
+ *
+ * <pre>{@code
+ * @RegisterExtension
+ * static EtcdCluster etcd = EtcdCluster.builder().members(3).build();
+ * }</pre>
+ *
+ * <p>As a JUnit 5 extension on a static field it starts before the class's first test and stops after its
+ * last; on an instance field, around each test. Before each test, members a previous test stopped, killed or
+ * paused are brought back and the cluster is healthy again (disable with {@link Builder#healBetweenTests}).
+ * Outside JUnit, call {@link #start()} and {@link #close()}.
+ *
+ * <p>{@link #start()} returns once every member reports healthy; when one never does, every process already
+ * started is killed, temporary directories are removed, and an {@link EtcdLaunchException} names the member
+ * and shows its log tail. Processes are killed by pid on {@link #close()} and on JVM shutdown.
+ *
+ * <p>Thread-safe: control methods are {@code synchronized} and may block for seconds.
+ */
+public final class EtcdCluster implements AutoCloseable, BeforeAllCallback, AfterAllCallback,
+    BeforeEachCallback, AfterEachCallback {
+
+  private static final Duration CALL_TIMEOUT = Duration.ofSeconds(2);
+  private static final int PORT_ATTEMPTS = 3;
+  private static final String PORTS_FILE = "muster-etcd.properties";
+
+  private final Builder config;
+  private final List<EtcdMember> members = new ArrayList<>();
+  private Path baseDir;
+  private boolean ownBaseDir;
+  private boolean started;
+  private boolean startedForOneTest;
+
+  private EtcdCluster(Builder config) {
+    this.config = config;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Starts every member and waits until all are healthy. Calling it on a started cluster is a no-op. */
+  public synchronized EtcdCluster start() {
+    if (started) {
+      return this;
+    }
+    Path binary = config.binary != null ? config.binary : EtcdBinary.locate();
+    prepareBaseDir();
+    EtcdLaunchException last = null;
+    for (int attempt = 1; attempt <= PORT_ATTEMPTS; attempt++) {
+      try {
+        launch(binary, attempt);
+        started = true;
+        return this;
+      } catch (PortTakenException e) {
+        last = e.failure;
+        destroyMembers();
+      } catch (RuntimeException e) {
+        destroyMembers();
+        removeBaseDirIfOwned();
+        throw e;
+      }
+    }
+    removeBaseDirIfOwned();
+    throw last;
+  }
+
+  /** Stops every member (SIGTERM, then SIGKILL) and removes the temporary directories. Idempotent. */
+  @Override
+  public synchronized void close() {
+    RuntimeException failure = null;
+    for (EtcdMember m : members) {
+      try {
+        m.stop();
+      } catch (RuntimeException e) {
+        m.kill();
+        failure = e;
+      }
+    }
+    members.clear();
+    removeBaseDirIfOwned();
+    started = false;
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  /** The members, in order {@code m0, m1, ...}. */
+  public synchronized List<EtcdMember> members() {
+    return Collections.unmodifiableList(new ArrayList<>(members));
+  }
+
+  public synchronized EtcdMember member(int index) {
+    return members.get(index);
+  }
+
+  /** Every member's client URL. */
+  public synchronized List<URI> endpoints() {
+    return members.stream().map(EtcdMember::clientUrl).toList();
+  }
+
+  /** Every member's client URL, comma-separated: the value for {@code --endpoints}. */
+  public String endpointsString() {
+    return endpoints().stream().map(URI::toString).collect(Collectors.joining(","));
+  }
+
+  /** The directory holding every member's data and log. */
+  public synchronized Path baseDir() {
+    return baseDir;
+  }
+
+  /** The current leader as seen by the running members, or empty when there is none right now. */
+  public synchronized Optional<EtcdMember> leader() {
+    for (EtcdMember m : members) {
+      if (!m.isRunning() || m.isPaused()) {
+        continue;
+      }
+      Optional<EtcdHttp.Status> status = EtcdHttp.status(m.clientUrl(), CALL_TIMEOUT);
+      if (status.isPresent() && !status.get().leaderId().isEmpty() && !"0".equals(status.get().leaderId())) {
+        String leaderId = status.get().leaderId();
+        return members.stream().filter(x -> leaderId.equals(x.memberId()) && x.isRunning()).findFirst();
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Waits until some running member is leader. */
+  public EtcdMember awaitLeader(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      Optional<EtcdMember> leader = leader();
+      if (leader.isPresent()) {
+        return leader.get();
+      }
+      EtcdMember.sleep(Duration.ofMillis(100));
+    }
+    throw new EtcdLaunchException("no etcd leader within " + timeout.toMillis() + " ms; members: " + members());
+  }
+
+  /** SIGKILLs the current leader and returns it. */
+  public synchronized EtcdMember killLeader() {
+    EtcdMember leader = awaitLeader(Duration.ofSeconds(10));
+    leader.kill();
+    return leader;
+  }
+
+  /**
+   * SIGKILLs a majority ({@code n/2 + 1}) of the running members, highest index first, so {@code m0} is the
+   * last to go. Returns the killed members.
+   */
+  public synchronized List<EtcdMember> killMajority() {
+    int majority = members.size() / 2 + 1;
+    List<EtcdMember> killed = new ArrayList<>();
+    for (int i = members.size() - 1; i >= 0 && killed.size() < majority; i--) {
+      EtcdMember m = members.get(i);
+      if (m.isRunning()) {
+        m.kill();
+        killed.add(m);
+      }
+    }
+    return killed;
+  }
+
+  /** Restarts every member that is down, resumes every paused one, and waits until all are healthy. */
+  public synchronized void bringBackAll() {
+    for (EtcdMember m : members) {
+      if (m.isPaused()) {
+        m.resume();
+      }
+    }
+    for (EtcdMember m : members) {
+      if (!m.isRunning()) {
+        m.spawn();
+      }
+    }
+    awaitHealthy(config.startTimeout);
+  }
+
+  /** Waits until every member reports healthy (has a leader, quorum read succeeds). */
+  public synchronized void awaitHealthy(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    for (EtcdMember m : members) {
+      awaitMemberHealthy(m, deadline, timeout);
+    }
+  }
+
+  /** The store's current revision, read from the first member that answers. */
+  public synchronized long revision() {
+    return anyStatus().revision();
+  }
+
+  /** Compacts the key space to the current revision and returns that revision. */
+  public synchronized long compact() {
+    for (EtcdMember m : members) {
+      if (m.isRunning() && !m.isPaused()) {
+        Optional<EtcdHttp.Status> status = EtcdHttp.status(m.clientUrl(), CALL_TIMEOUT);
+        if (status.isPresent()) {
+          long revision = status.get().revision();
+          EtcdHttp.compact(m.clientUrl(), revision, CALL_TIMEOUT);
+          return revision;
+        }
+      }
+    }
+    throw new EtcdLaunchException("cannot compact: no etcd member answers; members: " + members);
+  }
+
+  // ---- JUnit 5 ---------------------------------------------------------------------------------------
+
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    start();
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) {
+    close();
+  }
+
+  @Override
+  public synchronized void beforeEach(ExtensionContext context) {
+    if (!started) {
+      start();
+      startedForOneTest = true;
+    } else if (config.healBetweenTests) {
+      bringBackAll();
+    }
+  }
+
+  @Override
+  public synchronized void afterEach(ExtensionContext context) {
+    if (startedForOneTest) {
+      startedForOneTest = false;
+      close();
+    }
+  }
+
+  // ---- internals -------------------------------------------------------------------------------------
+
+  private void prepareBaseDir() {
+    try {
+      if (config.dataDir != null) {
+        baseDir = Files.createDirectories(config.dataDir.toAbsolutePath());
+        ownBaseDir = false;
+      } else {
+        baseDir = Files.createTempDirectory("muster-etcd-");
+        ownBaseDir = true;
+        ProcessReaper.trackTempDir(baseDir);
+      }
+    } catch (IOException e) {
+      throw new EtcdLaunchException("cannot create etcd data directory " + config.dataDir + ": " + e.getMessage(), e);
+    }
+  }
+
+  private void launch(Path binary, int attempt) {
+    int[] ports = choosePorts(attempt);
+    String token = "muster-" + UUID.randomUUID().toString().substring(0, 8);
+    for (int i = 0; i < config.members; i++) {
+      members.add(new EtcdMember("m" + i, i, ports[2 * i], ports[2 * i + 1], baseDir.resolve("m" + i), binary));
+    }
+    String initialCluster = members.stream().map(m -> m.name() + "=" + m.peerUrl())
+        .collect(Collectors.joining(","));
+    for (EtcdMember m : members) {
+      m.configure(argsFor(m, initialCluster, token));
+    }
+    members.forEach(EtcdMember::spawn);
+    long deadline = System.nanoTime() + config.startTimeout.toNanos();
+    for (EtcdMember m : members) {
+      try {
+        awaitMemberHealthy(m, deadline, config.startTimeout);
+      } catch (EtcdLaunchException e) {
+        boolean portClash = members.stream().anyMatch(x -> x.logSays("address already in use"));
+        if (portClash && config.clientPort == 0 && attempt < PORT_ATTEMPTS && !Files.exists(portsFile())) {
+          throw new PortTakenException(e);
+        }
+        throw e;
+      }
+    }
+    if (config.dataDir != null) {
+      savePorts(ports);
+    }
+  }
+
+  private List<String> argsFor(EtcdMember m, String initialCluster, String token) {
+    List<String> args = new ArrayList<>(List.of(
+        "--name", m.name(),
+        "--data-dir", m.dataDir().toString(),
+        "--listen-client-urls", m.clientUrl().toString(),
+        "--advertise-client-urls", m.clientUrl().toString(),
+        "--listen-peer-urls", m.peerUrl().toString(),
+        "--initial-advertise-peer-urls", m.peerUrl().toString(),
+        "--initial-cluster", initialCluster,
+        "--initial-cluster-state", "new",
+        "--initial-cluster-token", token,
+        "--logger", "zap",
+        "--log-outputs", "stderr"));
+    if (config.heartbeat != null) {
+      args.addAll(List.of("--heartbeat-interval", Long.toString(config.heartbeat.toMillis())));
+    }
+    if (config.electionTimeout != null) {
+      args.addAll(List.of("--election-timeout", Long.toString(config.electionTimeout.toMillis())));
+    }
+    args.addAll(config.extraArgs);
+    return args;
+  }
+
+  private void awaitMemberHealthy(EtcdMember m, long deadlineNanos, Duration timeout) {
+    while (System.nanoTime() < deadlineNanos) {
+      if (m.hasExited()) {
+        String why = m.firstProblem();
+        throw new EtcdLaunchException("etcd member " + m.name() + " exited during start (client "
+            + m.clientUrl() + ", data " + m.dataDir() + ")" + (why.isEmpty() ? "" : ": " + why)
+            + "; its log ends:\n" + m.logTail(15));
+      }
+      if (EtcdHttp.healthy(m.clientUrl(), Duration.ofMillis(800))) {
+        EtcdHttp.status(m.clientUrl(), CALL_TIMEOUT).ifPresent(s -> m.learnId(s.memberId()));
+        if (!m.memberId().isEmpty()) {
+          return;
+        }
+      }
+      EtcdMember.sleep(Duration.ofMillis(50));
+    }
+    throw new EtcdLaunchException("etcd member " + m.name() + " was not healthy within " + timeout.toMillis()
+        + " ms (client " + m.clientUrl() + "); its log ends:\n" + m.logTail(15));
+  }
+
+  private EtcdHttp.Status anyStatus() {
+    for (EtcdMember m : members) {
+      if (m.isRunning() && !m.isPaused()) {
+        Optional<EtcdHttp.Status> s = EtcdHttp.status(m.clientUrl(), CALL_TIMEOUT);
+        if (s.isPresent()) {
+          return s.get();
+        }
+      }
+    }
+    throw new EtcdLaunchException("no etcd member answers; members: " + members);
+  }
+
+  /** Ports as {client0, peer0, client1, peer1, ...}: saved ones, a fixed layout, or free ones. */
+  private int[] choosePorts(int attempt) {
+    int[] saved = loadPorts();
+    if (saved != null) {
+      return saved;
+    }
+    int[] ports = new int[2 * config.members];
+    for (int i = 0; i < config.members; i++) {
+      if (config.clientPort > 0) {
+        ports[2 * i] = config.clientPort + 10 * i;
+        ports[2 * i + 1] = config.clientPort + 10 * i + 1;
+        for (int p : new int[] {ports[2 * i], ports[2 * i + 1]}) {
+          if (!FreePorts.isFree(p)) {
+            throw new EtcdLaunchException("port " + p + " on 127.0.0.1 is in use (another etcd?): stop it, or"
+                + " choose other ports (client port 0 picks free ones)");
+          }
+        }
+      } else {
+        ports[2 * i] = FreePorts.pick();
+        ports[2 * i + 1] = FreePorts.pick();
+      }
+    }
+    return ports;
+  }
+
+  private Path portsFile() {
+    return baseDir.resolve(PORTS_FILE);
+  }
+
+  private int[] loadPorts() {
+    if (config.dataDir == null || !Files.exists(portsFile())) {
+      return null;
+    }
+    Properties p = new Properties();
+    try (InputStream in = Files.newInputStream(portsFile())) {
+      p.load(in);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + portsFile() + ": " + e.getMessage(), e);
+    }
+    int saved = Integer.parseInt(p.getProperty("members", "0"));
+    if (saved != config.members) {
+      throw new EtcdLaunchException(baseDir + " holds a " + saved + "-member cluster: start it with " + saved
+          + " members, or choose another data directory");
+    }
+    int[] ports = new int[2 * saved];
+    for (int i = 0; i < saved; i++) {
+      ports[2 * i] = Integer.parseInt(p.getProperty("m" + i + ".client"));
+      ports[2 * i + 1] = Integer.parseInt(p.getProperty("m" + i + ".peer"));
+    }
+    if (config.clientPort > 0 && config.clientPort != ports[0]) {
+      throw new EtcdLaunchException(baseDir + " was created with client port " + ports[0] + ", not "
+          + config.clientPort + ": use that port, or choose another data directory");
+    }
+    return ports;
+  }
+
+  private void savePorts(int[] ports) {
+    Properties p = new Properties();
+    p.setProperty("members", Integer.toString(config.members));
+    for (int i = 0; i < config.members; i++) {
+      p.setProperty("m" + i + ".client", Integer.toString(ports[2 * i]));
+      p.setProperty("m" + i + ".peer", Integer.toString(ports[2 * i + 1]));
+    }
+    try (OutputStream out = Files.newOutputStream(portsFile())) {
+      p.store(out, "ports of the etcd cluster in this directory; peer URLs are stored in its data");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + portsFile() + ": " + e.getMessage(), e);
+    }
+  }
+
+  private void destroyMembers() {
+    for (EtcdMember m : members) {
+      m.kill();
+    }
+    if (ownBaseDir) {
+      for (EtcdMember m : members) {
+        ProcessReaper.deleteRecursively(m.dataDir().getParent());
+      }
+    }
+    members.clear();
+  }
+
+  private void removeBaseDirIfOwned() {
+    if (ownBaseDir && baseDir != null) {
+      ProcessReaper.deleted(baseDir);
+      baseDir = null;
+    }
+  }
+
+  /** Start failed because a picked port was taken between picking and binding; retry with new ports. */
+  private static final class PortTakenException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final transient EtcdLaunchException failure;
+
+    PortTakenException(EtcdLaunchException failure) {
+      super(failure.getMessage(), null, false, false);
+      this.failure = failure;
+    }
+  }
+
+  /** Configuration for an {@link EtcdCluster}; {@link #build()} checks it. */
+  public static final class Builder {
+    private int members = 1;
+    private Path dataDir;
+    private int clientPort;
+    private Path binary;
+    private Duration startTimeout = Duration.ofSeconds(30);
+    private Duration heartbeat;
+    private Duration electionTimeout;
+    private List<String> extraArgs = List.of();
+    private boolean healBetweenTests = true;
+
+    private Builder() {}
+
+    /** Number of members, 1 to 9 (default 1). */
+    public Builder members(int members) {
+      this.members = members;
+      return this;
+    }
+
+    /**
+     * Keep data in this directory (one subdirectory per member) instead of a temporary one; it is not deleted
+     * on close, and its ports are remembered so the same cluster can be started again.
+     */
+    public Builder dataDir(Path dataDir) {
+      this.dataDir = dataDir;
+      return this;
+    }
+
+    /**
+     * First member's client port; member {@code i} uses {@code port + 10i} for clients and one more for peers.
+     * 0 (the default) picks free loopback ports.
+     */
+    public Builder clientPort(int clientPort) {
+      this.clientPort = clientPort;
+      return this;
+    }
+
+    /** The etcd binary; default from {@link EtcdBinary#locate()}. */
+    public Builder binary(Path binary) {
+      this.binary = binary;
+      return this;
+    }
+
+    /** How long start may take before it fails with the member's log (default 30 s). */
+    public Builder startTimeout(Duration startTimeout) {
+      this.startTimeout = startTimeout;
+      return this;
+    }
+
+    /** etcd's {@code --heartbeat-interval} (default etcd's, 100 ms). */
+    public Builder heartbeat(Duration heartbeat) {
+      this.heartbeat = heartbeat;
+      return this;
+    }
+
+    /** etcd's {@code --election-timeout} (default etcd's, 1 s). */
+    public Builder electionTimeout(Duration electionTimeout) {
+      this.electionTimeout = electionTimeout;
+      return this;
+    }
+
+    /** More etcd flags, appended after Muster's, e.g. {@code --experimental-watch-progress-notify-interval=1s}. */
+    public Builder extraArgs(List<String> extraArgs) {
+      this.extraArgs = List.copyOf(extraArgs);
+      return this;
+    }
+
+    /** Whether the JUnit extension restores downed or paused members before each test (default true). */
+    public Builder healBetweenTests(boolean heal) {
+      this.healBetweenTests = heal;
+      return this;
+    }
+
+    public EtcdCluster build() {
+      if (members < 1 || members > 9) {
+        throw new IllegalArgumentException("members is " + members + ": use 1 to 9 (3 or 5 for a real quorum)");
+      }
+      if (clientPort < 0 || clientPort + 10 * (members - 1) + 1 > 65535) {
+        throw new IllegalArgumentException("clientPort is " + clientPort + ": use 0 for free ports, or a port"
+            + " that leaves room for " + members + " members (port + 10 per member)");
+      }
+      Objects.requireNonNull(startTimeout, "startTimeout");
+      if (startTimeout.isNegative() || startTimeout.isZero()) {
+        throw new IllegalArgumentException("startTimeout is " + startTimeout + ": use a positive duration");
+      }
+      return new EtcdCluster(this);
+    }
+  }
+}

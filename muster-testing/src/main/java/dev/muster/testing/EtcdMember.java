@@ -1,0 +1,297 @@
+package dev.muster.testing;
+
+import dev.muster.testing.internal.EtcdHttp;
+import dev.muster.testing.internal.ProcessReaper;
+import dev.muster.testing.internal.Signals;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One etcd process of an {@link EtcdCluster}: its client URL, its process id, and the faults a test can
+ * inflict on it — stop (SIGTERM), kill (SIGKILL), pause/resume (SIGSTOP/SIGCONT) — and a restart on the same
+ * data directory, ports and name.
+ *
+ * <p>Thread-safe: control methods are {@code synchronized} and may block for seconds while a process starts or
+ * exits. Every process is tracked by {@link ProcessReaper}, so it dies with the JVM even if nobody calls
+ * {@link #kill()}.
+ */
+public final class EtcdMember {
+  private static final Duration STOP_GRACE = Duration.ofSeconds(10);
+
+  private final String name;
+  private final int index;
+  private final int clientPort;
+  private final int peerPort;
+  private final Path dataDir;
+  private final Path logFile;
+  private final Path binary;
+  private List<String> args = List.of();
+  private Process process;
+  private boolean paused;
+  private volatile String memberId = "";
+
+  EtcdMember(String name, int index, int clientPort, int peerPort, Path memberDir, Path binary) {
+    this.name = name;
+    this.index = index;
+    this.clientPort = clientPort;
+    this.peerPort = peerPort;
+    this.dataDir = memberDir.resolve("data");
+    this.logFile = memberDir.resolve("etcd.log");
+    this.binary = binary;
+  }
+
+  /** The member's name in the cluster, {@code m0}, {@code m1}, ... */
+  public String name() {
+    return name;
+  }
+
+  /** Position in {@link EtcdCluster#members()}. */
+  public int index() {
+    return index;
+  }
+
+  /** Where clients connect, e.g. {@code http://127.0.0.1:41234}. Stable across restarts. */
+  public URI clientUrl() {
+    return URI.create("http://127.0.0.1:" + clientPort);
+  }
+
+  public int clientPort() {
+    return clientPort;
+  }
+
+  /** Where the other members connect. */
+  public URI peerUrl() {
+    return URI.create("http://127.0.0.1:" + peerPort);
+  }
+
+  public int peerPort() {
+    return peerPort;
+  }
+
+  /** The member's data directory (kept across {@link #restart()}). */
+  public Path dataDir() {
+    return dataDir;
+  }
+
+  /** The member's combined stdout/stderr; restarts append to it. */
+  public Path logFile() {
+    return logFile;
+  }
+
+  /** etcd's id for this member (decimal, as the JSON gateway prints it), once it has been seen healthy. */
+  public String memberId() {
+    return memberId;
+  }
+
+  /** The pid of the running process, or empty when the member is not running. */
+  public synchronized OptionalLong pid() {
+    return isRunning() ? OptionalLong.of(process.pid()) : OptionalLong.empty();
+  }
+
+  /** True while the process is alive (paused counts as alive). */
+  public synchronized boolean isRunning() {
+    return process != null && process.isAlive();
+  }
+
+  /** True between {@link #pause()} and {@link #resume()}. */
+  public synchronized boolean isPaused() {
+    return isRunning() && paused;
+  }
+
+  /** Graceful stop: SIGTERM, then SIGKILL if it has not exited after 10 s. A stopped member is a no-op. */
+  public synchronized void stop() {
+    if (!isRunning()) {
+      return;
+    }
+    process.destroy();
+    if (paused) {
+      Signals.send(process.pid(), "CONT"); // a stopped process only sees SIGTERM once continued
+      paused = false;
+    }
+    if (!waitForExit(STOP_GRACE)) {
+      kill();
+    }
+    ProcessReaper.forget(process.toHandle());
+  }
+
+  /** Crash: SIGKILL, and wait until the process is gone. A stopped member is a no-op. */
+  public synchronized void kill() {
+    if (process == null) {
+      return;
+    }
+    process.destroyForcibly();
+    if (!waitForExit(STOP_GRACE)) {
+      throw new EtcdLaunchException("etcd member " + name + " (pid " + process.pid() + ") survived SIGKILL for "
+          + STOP_GRACE.toSeconds() + " s");
+    }
+    paused = false;
+    ProcessReaper.forget(process.toHandle());
+  }
+
+  /** Freezes the process with SIGSTOP: it keeps its sockets but answers nothing. */
+  public synchronized void pause() {
+    requireRunning("pause");
+    Signals.send(process.pid(), "STOP");
+    paused = true;
+  }
+
+  /** Continues a paused process with SIGCONT. */
+  public synchronized void resume() {
+    requireRunning("resume");
+    Signals.send(process.pid(), "CONT");
+    paused = false;
+  }
+
+  /**
+   * Starts the member again on the same data directory, name and ports, and waits until it serves clients
+   * ({@code /version} answers). It does not wait for a quorum: use {@link EtcdCluster#awaitHealthy(Duration)}.
+   */
+  public synchronized void restart(Duration timeout) {
+    if (isRunning()) {
+      throw new IllegalStateException("etcd member " + name + " is still running (pid " + process.pid()
+          + "): stop() or kill() it before restart()");
+    }
+    spawn();
+    awaitAnswering(timeout);
+  }
+
+  /** {@link #restart(Duration)} with a 30 s limit. */
+  public void restart() {
+    restart(Duration.ofSeconds(30));
+  }
+
+  /** The last {@code lines} lines of the member's log, for error messages. */
+  public String logTail(int lines) {
+    try {
+      if (!Files.exists(logFile)) {
+        return "(no log yet at " + logFile + ")";
+      }
+      List<String> all = Files.readAllLines(logFile, StandardCharsets.UTF_8);
+      return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+    } catch (IOException e) {
+      return "(could not read " + logFile + ": " + e.getMessage() + ")";
+    }
+  }
+
+  /**
+   * The first line of the log that reads like the reason for a failure (a fatal or error entry, a flag
+   * complaint), trimmed to 300 characters; empty when there is none.
+   */
+  public String firstProblem() {
+    try {
+      if (!Files.exists(logFile)) {
+        return "";
+      }
+      for (String line : Files.readAllLines(logFile, StandardCharsets.UTF_8)) {
+        if (line.contains("\"level\":\"fatal\"") || line.contains("\"level\":\"error\"")
+            || line.contains("flag provided but not defined") || line.startsWith("Error")) {
+          return line.length() > 300 ? line.substring(0, 300) + "..." : line;
+        }
+      }
+      return "";
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  @Override
+  public String toString() {
+    return name + "@" + clientUrl() + (isRunning() ? " pid " + process.pid() + (paused ? " paused" : "") : " down");
+  }
+
+  // ---- used by EtcdCluster -------------------------------------------------------------------------
+
+  synchronized void configure(List<String> etcdArgs) {
+    this.args = List.copyOf(etcdArgs);
+  }
+
+  synchronized void spawn() {
+    List<String> command = new ArrayList<>();
+    command.add(binary.toString());
+    command.addAll(args);
+    ProcessBuilder pb = new ProcessBuilder(command)
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+    pb.environment().keySet().removeIf(k -> k.startsWith("ETCD_")); // the flags are the whole configuration
+    try {
+      Files.createDirectories(logFile.getParent());
+      process = pb.start();
+    } catch (IOException e) {
+      throw new EtcdLaunchException("could not start " + binary + " for member " + name + ": " + e.getMessage()
+          + " (set " + EtcdBinary.ENV + " to the etcd binary)", e);
+    }
+    paused = false;
+    ProcessReaper.track(process.toHandle());
+  }
+
+  synchronized boolean hasExited() {
+    return process != null && !process.isAlive();
+  }
+
+  void learnId(String id) {
+    memberId = id;
+  }
+
+  boolean logSays(String text) {
+    try {
+      return Files.exists(logFile) && Files.readString(logFile, StandardCharsets.UTF_8).contains(text);
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private void awaitAnswering(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (hasExited()) {
+        throw new EtcdLaunchException("etcd member " + name + " exited with code " + process.exitValue()
+            + " right after restart; its log ends:\n" + logTail(15));
+      }
+      if (EtcdHttp.answers(clientUrl(), Duration.ofMillis(500))) {
+        return;
+      }
+      sleep(Duration.ofMillis(50));
+    }
+    throw new EtcdLaunchException("etcd member " + name + " did not answer on " + clientUrl() + " within "
+        + timeout.toMillis() + " ms after restart; its log ends:\n" + logTail(15));
+  }
+
+  private void requireRunning(String action) {
+    if (!isRunning()) {
+      throw new IllegalStateException("cannot " + action + " etcd member " + name + ": it is not running");
+    }
+  }
+
+  private boolean waitForExit(Duration limit) {
+    try {
+      process.onExit().get(limit.toMillis(), TimeUnit.MILLISECONDS);
+      return true;
+    } catch (TimeoutException e) {
+      return false;
+    } catch (ExecutionException e) {
+      return !process.isAlive();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return !process.isAlive();
+    }
+  }
+
+  static void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new EtcdLaunchException("interrupted while waiting for etcd", e);
+    }
+  }
+}

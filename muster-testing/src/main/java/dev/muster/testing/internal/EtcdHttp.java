@@ -1,0 +1,89 @@
+package dev.muster.testing.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * A tiny client for etcd's HTTP endpoints ({@code /version}, {@code /health}) and its JSON gRPC gateway
+ * ({@code /v3/maintenance/status}, {@code /v3/kv/compaction}). The launcher uses it instead of jetcd so that
+ * health checks have a hard per-call deadline and no reconnect logic of their own.
+ *
+ * <p>Thread-safe: the underlying {@link HttpClient} is.
+ */
+public final class EtcdHttp {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient HTTP = HttpClient.newBuilder()
+      .version(HttpClient.Version.HTTP_1_1)
+      .connectTimeout(Duration.ofSeconds(1))
+      .build();
+
+  /** What {@code /v3/maintenance/status} says about the member that answered. */
+  public record Status(String memberId, String leaderId, long revision, String clusterId, String version) {}
+
+  private EtcdHttp() {}
+
+  /** True when the member answers {@code /version}: the process serves clients, quorum or not. */
+  public static boolean answers(URI clientUrl, Duration timeout) {
+    return get(clientUrl.resolve("/version"), timeout).isPresent();
+  }
+
+  /** True when the member reports {@code {"health":"true"}}: it has a leader and a quorum read succeeds. */
+  public static boolean healthy(URI clientUrl, Duration timeout) {
+    return get(clientUrl.resolve("/health"), timeout)
+        .map(body -> "true".equals(body.path("health").asText()))
+        .orElse(false);
+  }
+
+  /** The member's status, or empty when it does not answer within {@code timeout}. */
+  public static Optional<Status> status(URI clientUrl, Duration timeout) {
+    return post(clientUrl.resolve("/v3/maintenance/status"), "{}", timeout).map(body -> new Status(
+        body.path("header").path("member_id").asText(),
+        body.path("leader").asText(),
+        body.path("header").path("revision").asLong(),
+        body.path("header").path("cluster_id").asText(),
+        body.path("version").asText()));
+  }
+
+  /**
+   * Compacts the key space up to {@code revision} (physically). Returns normally when the revision is already
+   * compacted; throws when the member does not answer or refuses for any other reason.
+   */
+  public static void compact(URI clientUrl, long revision, Duration timeout) {
+    String body = "{\"revision\":\"" + revision + "\",\"physical\":true}";
+    JsonNode reply = post(clientUrl.resolve("/v3/kv/compaction"), body, timeout)
+        .orElseThrow(() -> new IllegalStateException("etcd at " + clientUrl + " did not answer a compaction"));
+    if (reply.has("error") && !reply.path("error").asText().contains("required revision has been compacted")) {
+      throw new IllegalStateException("etcd at " + clientUrl + " refused compaction to " + revision + ": "
+          + reply.path("error").asText());
+    }
+  }
+
+  private static Optional<JsonNode> get(URI uri, Duration timeout) {
+    return send(HttpRequest.newBuilder(uri).timeout(timeout).GET().build());
+  }
+
+  private static Optional<JsonNode> post(URI uri, String body, Duration timeout) {
+    return send(HttpRequest.newBuilder(uri).timeout(timeout)
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build());
+  }
+
+  private static Optional<JsonNode> send(HttpRequest request) {
+    try {
+      HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+      return Optional.of(JSON.readTree(response.body()));
+    } catch (IOException e) {
+      return Optional.empty();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Optional.empty();
+    }
+  }
+}

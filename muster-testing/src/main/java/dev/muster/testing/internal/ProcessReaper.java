@@ -1,0 +1,112 @@
+package dev.muster.testing.internal;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The one place that remembers every process and temporary directory the launcher created in this JVM,
+ * so that a JVM shutdown (normal exit, SIGTERM, Ctrl-C) kills what is still alive, by pid, and removes
+ * what is still on disk.
+ *
+ * <p>Thread-safe: all state is in concurrent collections; the shutdown hook is installed once.
+ */
+public final class ProcessReaper {
+  private static final Set<Long> EVER_STARTED = ConcurrentHashMap.newKeySet();
+  private static final Set<ProcessHandle> LIVE = ConcurrentHashMap.newKeySet();
+  private static final List<Path> TEMP_DIRS = new CopyOnWriteArrayList<>();
+
+  static {
+    Runtime.getRuntime().addShutdownHook(new Thread(ProcessReaper::reapAll, "muster-process-reaper"));
+  }
+
+  private ProcessReaper() {}
+
+  /** Tracks {@code process} until {@link #forget(ProcessHandle)} or JVM shutdown. */
+  public static void track(ProcessHandle process) {
+    EVER_STARTED.add(process.pid());
+    LIVE.add(process);
+  }
+
+  /** Stops tracking a process that has exited. */
+  public static void forget(ProcessHandle process) {
+    LIVE.remove(process);
+  }
+
+  /** Registers a directory to delete on JVM shutdown unless {@link #deleted(Path)} is called first. */
+  public static void trackTempDir(Path dir) {
+    TEMP_DIRS.add(dir);
+  }
+
+  /** Deletes {@code dir} and everything below it now, and stops tracking it. */
+  public static void deleted(Path dir) {
+    deleteRecursively(dir);
+    TEMP_DIRS.remove(dir);
+  }
+
+  /** Every pid this JVM's launcher has started, alive or not. */
+  public static Set<Long> everStarted() {
+    return Set.copyOf(EVER_STARTED);
+  }
+
+  /** Pids started by this JVM's launcher that are still alive right now. */
+  public static Set<Long> stillAlive() {
+    var alive = ConcurrentHashMap.<Long>newKeySet();
+    for (long pid : EVER_STARTED) {
+      ProcessHandle.of(pid).filter(ProcessHandle::isAlive).ifPresent(h -> alive.add(pid));
+    }
+    return Set.copyOf(alive);
+  }
+
+  private static void reapAll() {
+    for (ProcessHandle p : LIVE) {
+      p.destroyForcibly();
+    }
+    for (ProcessHandle p : LIVE) {
+      try {
+        p.onExit().get(5, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (Exception e) {
+        // Shutting down: nothing more we can do than the SIGKILL already sent.
+      }
+    }
+    for (Path dir : TEMP_DIRS) {
+      try {
+        deleteRecursively(dir);
+      } catch (UncheckedIOException e) {
+        // Best effort at shutdown.
+      }
+    }
+  }
+
+  /** Deletes a directory tree; a missing directory is not an error. */
+  public static void deleteRecursively(Path dir) {
+    if (dir == null || !Files.exists(dir)) {
+      return;
+    }
+    try {
+      Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+        @Override
+        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+          Files.deleteIfExists(file);
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult postVisitDirectory(Path d, IOException exc) throws IOException {
+          Files.deleteIfExists(d);
+          return FileVisitResult.CONTINUE;
+        }
+      });
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not delete " + dir + ": " + e.getMessage(), e);
+    }
+  }
+}

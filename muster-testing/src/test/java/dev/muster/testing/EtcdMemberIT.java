@@ -1,0 +1,72 @@
+package dev.muster.testing;
+
+import static dev.muster.testing.Clients.bytes;
+import static dev.muster.testing.Clients.string;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.muster.testing.internal.ProcessReaper;
+import io.etcd.jetcd.Client;
+import java.nio.file.Files;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class EtcdMemberIT {
+  @RegisterExtension
+  static EtcdCluster etcd = EtcdCluster.builder().members(1).build();
+
+  @Test
+  void aMemberKilledWithSigkillAndRestartedOnItsDataDirectoryKeepsItsData() throws Exception {
+    EtcdMember m = etcd.member(0);
+    try (Client c = Clients.to(m.clientUrl())) {
+      c.getKVClient().put(bytes("/member/durable"), bytes("yes")).get(10, TimeUnit.SECONDS);
+    }
+    long oldPid = m.pid().orElseThrow();
+    m.kill();
+    assertThat(m.isRunning()).isFalse();
+    assertThat(ProcessHandle.of(oldPid).map(ProcessHandle::isAlive)).isNotEqualTo(java.util.Optional.of(true));
+
+    m.restart();
+    assertThat(m.pid()).isPresent().isNotEqualTo(java.util.OptionalLong.of(oldPid));
+    try (Client c = Clients.to(m.clientUrl())) {
+      var kvs = c.getKVClient().get(bytes("/member/durable")).get(20, TimeUnit.SECONDS).getKvs();
+      assertThat(kvs).singleElement().satisfies(kv -> assertThat(string(kv.getValue())).isEqualTo("yes"));
+    }
+  }
+
+  @Test
+  void aPausedMemberStopsAnsweringAndAnswersAgainOnceResumed() throws Exception {
+    EtcdMember m = etcd.member(0);
+    try (Client c = Clients.to(m.clientUrl())) {
+      c.getKVClient().put(bytes("/member/pause"), bytes("1")).get(10, TimeUnit.SECONDS);
+      m.pause();
+      assertThat(m.isPaused()).isTrue();
+      assertThatThrownBy(() -> c.getKVClient().get(bytes("/member/pause")).get(2, TimeUnit.SECONDS))
+          .isInstanceOfAny(TimeoutException.class, ExecutionException.class);
+      m.resume();
+      assertThat(c.getKVClient().get(bytes("/member/pause")).get(20, TimeUnit.SECONDS).getKvs()).hasSize(1);
+    }
+  }
+
+  @Test
+  void restartingARunningMemberIsRefusedWithAClearMessage() {
+    EtcdMember m = etcd.member(0);
+    assertThatThrownBy(m::restart).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("m0").hasMessageContaining("still running");
+  }
+
+  @Test
+  void aGracefulStopEndsTheProcessAndTheReaperForgetsIt() {
+    EtcdMember m = etcd.member(0);
+    long pid = m.pid().orElseThrow();
+    m.stop();
+    assertThat(ProcessHandle.of(pid).filter(ProcessHandle::isAlive)).isEmpty();
+    assertThat(ProcessReaper.stillAlive()).doesNotContain(pid);
+    assertThat(Files.exists(m.dataDir())).isTrue();
+  }
+}
