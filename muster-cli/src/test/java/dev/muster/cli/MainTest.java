@@ -1,0 +1,64 @@
+package dev.muster.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine.TypeConversionException;
+
+class MainTest {
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int run(String... args) {
+    return Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
+  }
+
+  @Test
+  void helpListsTheCommands() {
+    assertThat(run("--help")).isZero();
+    assertThat(out.toString()).contains("etcd").contains("lab").contains("Usage: muster");
+  }
+
+  @Test
+  void anUnknownFlagExitsTwoWithOneLineNamingIt() {
+    assertThat(run("--bogus")).isEqualTo(2);
+    assertThat(err.toString().strip()).doesNotContain("\n").contains("--bogus").contains("muster --help");
+  }
+
+  @Test
+  void anUnknownFlagOfASubcommandPointsAtThatSubcommandsHelp() {
+    assertThat(run("etcd", "--nope")).isEqualTo(2);
+    assertThat(err.toString().strip()).doesNotContain("\n").contains("--nope").contains("muster etcd --help");
+  }
+
+  @Test
+  void etcdRefusesAMemberCountOtherThanOneThreeOrFive() {
+    assertThat(run("etcd", "--members", "2")).isEqualTo(2);
+    assertThat(err.toString().strip()).isEqualTo("muster: --members is 2: use 1, 3 or 5");
+  }
+
+  @Test
+  void etcdRefusesABadDurationWithTheFormatToUse() {
+    assertThat(run("etcd", "--start-timeout", "soon")).isEqualTo(2);
+    assertThat(err.toString()).contains("'soon' is not a duration").contains("500ms");
+  }
+
+  @Test
+  void labSaysPlainlyThatItIsNotBuiltYet() {
+    assertThat(run("lab")).isEqualTo(1);
+    assertThat(err.toString()).contains("not built yet");
+  }
+
+  @Test
+  void durationsAreWrittenWithAUnit() {
+    DurationConverter c = new DurationConverter();
+    assertThat(c.convert("500ms")).isEqualTo(Duration.ofMillis(500));
+    assertThat(c.convert("3s")).isEqualTo(Duration.ofSeconds(3));
+    assertThat(c.convert("2m")).isEqualTo(Duration.ofMinutes(2));
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> c.convert("3"))
+        .isInstanceOf(TypeConversionException.class);
+  }
+}
