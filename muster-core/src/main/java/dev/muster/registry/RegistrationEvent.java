@@ -1,0 +1,50 @@
+package dev.muster.registry;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * Something that happened to a {@link Registration}. {@code lease} is the lease id involved (0 when none),
+ * {@code revision} the etcd revision of the write that caused it (0 when there was no write), {@code detail} a
+ * short human explanation (may be empty).
+ */
+public record RegistrationEvent(Type type, Instant ts, String id, long lease, long revision, String detail) {
+  /** The event kinds; {@link #wireName()} is what {@code muster register} prints. */
+  public enum Type {
+    /** First registration succeeded. */
+    REGISTERED("registered"),
+    /** A keepalive failed because etcd could not be reached; the lease may survive. */
+    UNREACHABLE("unreachable"),
+    /** A keepalive succeeded again on the same lease after {@link #UNREACHABLE}. */
+    RECONNECTED("reconnected"),
+    /** etcd answered that the lease has expired or was revoked. */
+    LEASE_LOST("lease_lost"),
+    /** Registered again under a new lease after {@link #LEASE_LOST}. */
+    REREGISTERED("reregistered"),
+    /** The value was changed with {@link Registration#update}. */
+    UPDATED("updated"),
+    /** Closing: state DRAINING was published and the drain period started. */
+    DRAINING("draining"),
+    /** The lease was revoked: the key is gone. */
+    REVOKED("revoked"),
+    /** The registrar stopped trying (see {@code detail}). */
+    FAILED("failed");
+
+    private final String wireName;
+
+    Type(String wireName) {
+      this.wireName = wireName;
+    }
+
+    public String wireName() {
+      return wireName;
+    }
+  }
+
+  public RegistrationEvent {
+    Objects.requireNonNull(type, "type");
+    Objects.requireNonNull(ts, "ts");
+    Objects.requireNonNull(id, "id");
+    detail = detail == null ? "" : detail;
+  }
+}

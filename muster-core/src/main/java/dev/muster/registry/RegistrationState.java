@@ -1,0 +1,28 @@
+package dev.muster.registry;
+
+/**
+ * Where a {@link Registration} is in its life (the registrar's state machine):
+ *
+ * <pre>
+ * ACTIVE      --keepalive ok-->                   ACTIVE
+ * ACTIVE      --keepalive fails (etcd unreachable)--> UNREACHABLE (lease may still exist)
+ * UNREACHABLE --keepalive ok, same lease-->       ACTIVE
+ * ACTIVE/UNREACHABLE --TTL 0 / lease not found--> LEASE_LOST --re-registered--> ACTIVE
+ * any         --close() / SIGTERM-->              DRAINING --drain elapsed, lease revoked--> CLOSED
+ * any         --maxFailures reached / id taken on re-register--> FAILED
+ * </pre>
+ */
+public enum RegistrationState {
+  /** The key is in etcd under a lease that is being kept alive. */
+  ACTIVE,
+  /** Keepalives fail; the lease (and key) may still exist. Retrying with backoff. */
+  UNREACHABLE,
+  /** etcd says the lease is gone; re-registering (or, with {@code reregister=false}, renewing the dead id). */
+  LEASE_LOST,
+  /** Closing: state DRAINING is published, the drain period is running, the lease is kept alive meanwhile. */
+  DRAINING,
+  /** The lease was revoked (or could not be) and the registrar stopped. */
+  CLOSED,
+  /** The registrar gave up: too many failures, or the id was taken while re-registering. */
+  FAILED
+}

@@ -1,0 +1,106 @@
+package dev.muster.etcd;
+
+import dev.muster.MusterException;
+import dev.muster.RegistryUnavailableException;
+import dev.muster.etcd.internal.EtcdConnection;
+import dev.muster.etcd.internal.EtcdListings;
+import dev.muster.etcd.internal.EtcdRegistrar;
+import dev.muster.registry.Instance;
+import dev.muster.registry.RegistrarConfig;
+import dev.muster.registry.Registration;
+import dev.muster.registry.RegistrationListener;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * Muster's entry point on etcd: one connection (a jetcd client that Muster replaces when it must reconnect),
+ * shared by every registration made through it.
+ *
+ * <pre>{@code
+ * try (EtcdRegistry registry = EtcdRegistry.connect(EtcdConfig.of("http://127.0.0.1:2379"))) {
+ *   Registration r = registry.register(Instance.of("orders", "10.0.0.7", 8080).zone("a").weight(50));
+ *   r.update(i -> i.weight(80));
+ *   ...
+ *   r.close(); // DRAINING, drain period, revoke
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe. Closing the registry closes every registration still open (drain, revoke), then the
+ * connection.
+ */
+public final class EtcdRegistry implements AutoCloseable {
+  private final EtcdConnection connection;
+  private final Clock clock;
+  private final List<Registration> registrations = new CopyOnWriteArrayList<>();
+
+  private EtcdRegistry(EtcdConnection connection, Clock clock) {
+    this.connection = connection;
+    this.clock = clock;
+  }
+
+  /** Connects lazily: nothing is sent to etcd until the first call. */
+  public static EtcdRegistry connect(EtcdConfig config) {
+    return connect(config, Clock.systemUTC());
+  }
+
+  /** As {@link #connect(EtcdConfig)}, with the clock used for event timestamps. */
+  public static EtcdRegistry connect(EtcdConfig config, Clock clock) {
+    return new EtcdRegistry(new EtcdConnection(Objects.requireNonNull(config, "config")), clock);
+  }
+
+  public EtcdConfig config() {
+    return connection.config();
+  }
+
+  /** {@link #register(Instance, RegistrarConfig, RegistrationListener)} with the default configuration. */
+  public Registration register(Instance instance) {
+    return register(instance, RegistrarConfig.defaults(), RegistrationListener.NONE);
+  }
+
+  /**
+   * Registers {@code instance} under a new lease and keeps it alive until the registration is closed.
+   * Blocks until the key is written.
+   *
+   * @throws dev.muster.DuplicateInstanceException the key is held by another lease (nothing was overwritten)
+   * @throws RegistryUnavailableException etcd did not answer within {@code config.startTimeout()}
+   */
+  public Registration register(Instance instance, RegistrarConfig config, RegistrationListener listener) {
+    Registration r = EtcdRegistrar.register(connection, connection.config().layout(), instance, config,
+        listener == null ? RegistrationListener.NONE : listener, clock, new SecureRandom());
+    registrations.add(r);
+    return r;
+  }
+
+  /**
+   * The instances of one service ({@code service} non-null) or of a whole namespace ({@code service} null), read
+   * from etcd at one revision.
+   */
+  public RegistryListing list(String namespace, String service) {
+    return EtcdListings.list(connection, namespace, service);
+  }
+
+  /** How many times the etcd client was replaced to reconnect (for diagnostics and tests). */
+  public long reconnects() {
+    return connection.resets();
+  }
+
+  @Override
+  public void close() {
+    MusterException failure = null;
+    for (Registration r : registrations) {
+      try {
+        r.close();
+      } catch (MusterException e) {
+        failure = e;
+      }
+    }
+    registrations.clear();
+    connection.close();
+    if (failure != null) {
+      throw failure;
+    }
+  }
+}

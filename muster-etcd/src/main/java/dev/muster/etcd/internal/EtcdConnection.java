@@ -1,0 +1,96 @@
+package dev.muster.etcd.internal;
+
+import dev.muster.etcd.EtcdConfig;
+import io.etcd.jetcd.Client;
+import java.net.URI;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Owns the jetcd {@link Client} and replaces it on demand.
+ *
+ * <p>Why replace it: jetcd's gRPC channel reconnects with grpc-java's backoff, which grows to 120 s, so after a
+ * long etcd outage a channel may sit idle for minutes after etcd is back. Muster drives reconnects with its own
+ * jittered backoff instead: a loop that sees repeated connection failures calls {@link #reset(Client)}, and the
+ * next call goes through a fresh channel that connects at once. Clients are built with {@code waitForReady(false)}
+ * so calls on a broken channel fail fast instead of queueing.
+ *
+ * <p>Thread-safe: {@link #client()} is a volatile read; {@link #reset(Client)} is synchronized and collapses
+ * concurrent resets of the same client into one. The old client is closed on a background thread so no caller
+ * waits for it.
+ */
+public final class EtcdConnection implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(EtcdConnection.class);
+
+  private final EtcdConfig config;
+  private volatile Client client;
+  private volatile boolean closed;
+  private long resets;
+
+  public EtcdConnection(EtcdConfig config) {
+    this.config = config;
+    this.client = build();
+  }
+
+  public EtcdConfig config() {
+    return config;
+  }
+
+  /** The current client. Do not close it; do not keep it across a failure (ask again after a reset). */
+  public Client client() {
+    if (closed) {
+      throw new IllegalStateException("the etcd connection to " + config.endpoints() + " is closed");
+    }
+    return client;
+  }
+
+  /** Replaces {@code failed} with a fresh client, unless someone already did. */
+  public synchronized void reset(Client failed) {
+    if (closed || client != failed) {
+      return;
+    }
+    resets++;
+    log.debug("replacing the etcd client for {} (reset {})", config.endpoints(), resets);
+    client = build();
+    closeInBackground(failed);
+  }
+
+  /** How many times the client was replaced. */
+  public synchronized long resets() {
+    return resets;
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    client.close();
+  }
+
+  private Client build() {
+    Duration timeout = config.requestTimeout();
+    return Client.builder()
+        .endpoints(config.endpoints().toArray(URI[]::new))
+        .waitForReady(false)
+        .connectTimeout(timeout)
+        .retryMaxAttempts(1)
+        .retryDelay(50)
+        .retryMaxDuration(timeout)
+        .build();
+  }
+
+  private static void closeInBackground(Client old) {
+    Thread t = new Thread(() -> {
+      try {
+        old.close();
+      } catch (RuntimeException e) {
+        log.debug("closing a replaced etcd client failed: {}", e.toString());
+      }
+    }, "muster-etcd-client-close");
+    t.setDaemon(true);
+    t.start();
+  }
+}

@@ -1,0 +1,81 @@
+package dev.muster.etcd.internal;
+
+import io.etcd.jetcd.common.exception.ErrorCode;
+import io.etcd.jetcd.common.exception.EtcdException;
+import io.grpc.Status;
+import io.grpc.StatusException;
+import io.grpc.StatusRuntimeException;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Classifies what jetcd throws by gRPC status code, never by message text (STYLE §7).
+ *
+ * <p>Stateless.
+ */
+final class EtcdErrors {
+  /** What a failed etcd call means to a caller. */
+  enum Kind {
+    /** The lease does not exist (expired or revoked). */
+    LEASE_NOT_FOUND,
+    /** etcd could not be reached in time, has no leader, or the connection broke: try again later. */
+    UNAVAILABLE,
+    /** Anything else: a bug or a refusal that retrying will not fix. */
+    OTHER
+  }
+
+  private EtcdErrors() {}
+
+  static Kind classify(Throwable t) {
+    Throwable e = unwrap(t);
+    if (e instanceof TimeoutException || e instanceof CancellationException) {
+      return Kind.UNAVAILABLE;
+    }
+    Status.Code code = null;
+    if (e instanceof EtcdException ee) {
+      code = toGrpc(ee.getErrorCode());
+    } else if (e instanceof StatusRuntimeException sre) {
+      code = sre.getStatus().getCode();
+    } else if (e instanceof StatusException se) {
+      code = se.getStatus().getCode();
+    } else if (e instanceof java.io.IOException) {
+      return Kind.UNAVAILABLE;
+    }
+    if (code == null) {
+      return Kind.OTHER;
+    }
+    return switch (code) {
+      case NOT_FOUND -> Kind.LEASE_NOT_FOUND;
+      case UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED, ABORTED, RESOURCE_EXHAUSTED, UNKNOWN -> Kind.UNAVAILABLE;
+      default -> Kind.OTHER;
+    };
+  }
+
+  /** A short description of the failure for events and messages. */
+  static String describe(Throwable t) {
+    Throwable e = unwrap(t);
+    if (e instanceof TimeoutException) {
+      return "no answer within the request timeout";
+    }
+    String m = e.getMessage();
+    return e.getClass().getSimpleName() + (m == null || m.isBlank() ? "" : ": " + m.lines().findFirst().orElse(""));
+  }
+
+  static Throwable unwrap(Throwable t) {
+    Throwable e = t;
+    while ((e instanceof ExecutionException || e instanceof CompletionException) && e.getCause() != null) {
+      e = e.getCause();
+    }
+    return e;
+  }
+
+  private static Status.Code toGrpc(ErrorCode code) {
+    try {
+      return Status.Code.valueOf(code.name());
+    } catch (IllegalArgumentException e) {
+      return Status.Code.UNKNOWN;
+    }
+  }
+}
