@@ -2,7 +2,6 @@ package dev.muster.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.muster.testing.internal.ProcessReaper;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -11,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class NoLeakedProcessesIT {
   @Test
   void everyEtcdProcessTheSuiteStartedIsGone() {
-    assertThat(ProcessReaper.everStarted()).as("the suite started etcd processes").isNotEmpty();
-    assertThat(ProcessReaper.stillAlive()).as("etcd processes still alive after the suite").isEmpty();
+    assertThat(LeakCheck.started()).as("the suite started etcd processes").isNotEmpty();
+    assertThat(LeakCheck.stillAlive()).as("etcd processes still alive after the suite").isEmpty();
   }
 }
