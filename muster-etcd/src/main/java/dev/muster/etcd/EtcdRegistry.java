@@ -2,7 +2,11 @@ package dev.muster.etcd;
 
 import dev.muster.MusterException;
 import dev.muster.RegistryUnavailableException;
+import dev.muster.cache.CacheConfig;
+import dev.muster.cache.EndpointCache;
+import dev.muster.cache.EndpointListener;
 import dev.muster.etcd.internal.EtcdConnection;
+import dev.muster.etcd.internal.EtcdEndpointCache;
 import dev.muster.etcd.internal.EtcdListings;
 import dev.muster.etcd.internal.EtcdRegistrar;
 import dev.muster.registry.Instance;
@@ -35,6 +39,7 @@ public final class EtcdRegistry implements AutoCloseable {
   private final EtcdConnection connection;
   private final Clock clock;
   private final List<Registration> registrations = new CopyOnWriteArrayList<>();
+  private final List<EndpointCache> caches = new CopyOnWriteArrayList<>();
 
   private EtcdRegistry(EtcdConnection connection, Clock clock) {
     this.connection = connection;
@@ -82,6 +87,17 @@ public final class EtcdRegistry implements AutoCloseable {
     return EtcdListings.list(connection, namespace, service);
   }
 
+  /**
+   * Starts an endpoint cache for {@code config.service()}: it ranges the service's prefix, then watches it, and
+   * keeps its set equal to etcd's (SPEC §4). Returns at once; {@link EndpointCache#awaitReady(java.time.Duration)}
+   * waits for the first set. Closing the registry closes the cache.
+   */
+  public EndpointCache watch(CacheConfig config, EndpointListener... listeners) {
+    EndpointCache cache = EtcdEndpointCache.start(connection, config, clock, List.of(listeners));
+    caches.add(cache);
+    return cache;
+  }
+
   /** How many times the etcd client was replaced to reconnect (for diagnostics and tests). */
   public long reconnects() {
     return connection.resets();
@@ -98,6 +114,8 @@ public final class EtcdRegistry implements AutoCloseable {
       }
     }
     registrations.clear();
+    caches.forEach(EndpointCache::close);
+    caches.clear();
     connection.close();
     if (failure != null) {
       throw failure;

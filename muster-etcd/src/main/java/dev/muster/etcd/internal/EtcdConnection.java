@@ -79,6 +79,9 @@ public final class EtcdConnection implements AutoCloseable {
         .retryMaxAttempts(1)
         .retryDelay(50)
         .retryMaxDuration(timeout)
+        // gRPC keepalive finds a dead TCP peer; etcd refuses pings more often than every 5 s.
+        .keepaliveTime(Duration.ofSeconds(10))
+        .keepaliveTimeout(Duration.ofSeconds(5))
         .build();
   }
 

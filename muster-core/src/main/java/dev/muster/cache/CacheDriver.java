@@ -1,0 +1,557 @@
+package dev.muster.cache;
+
+import dev.muster.Backoff;
+import dev.muster.cache.EndpointView.Publication;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The consumer's state machine (SPEC §4, seed 000 figure 16-3), with its I/O behind {@link Io} so the same code
+ * runs against etcd and against scripted streams on a fake clock.
+ *
+ * <pre>
+ * Syncing  --range ok (rev R)-->            Watching from R+1, publish snapshot (replace)
+ * Watching --events of revision r-->        apply all events of r atomically, publish, last = r
+ * Watching --stream error / no leader / stall-->  Broken (keep set, mark stale, since = now)
+ * Broken   --backoff elapsed (or etcd reachable again)-->  Watching from last+1
+ * Watching --compacted-->                   Syncing (full range, replace, never merge)
+ * any      --revision backwards, cluster id changed, untrusted event-->  Syncing
+ * </pre>
+ *
+ * <p>Rules that make "never silently misses an event" true:
+ * <ul>
+ *   <li>The checkpoint is the {@link EndpointView}'s revision: it moves only when a whole revision is applied or a
+ *       snapshot installed. A progress notification proves the stream is alive but never moves it (etcd 3.4.23 can
+ *       send a progress revision ahead of events not yet delivered, etcd issue 15220).
+ *   <li>Every watch is opened by this class from {@code last + 1}; each has a stream number, and anything from an
+ *       older stream is ignored — so a client library that resumes a broken stream on its own (jetcd does, from
+ *       {@code max(last, header)}) can never feed events into the view.
+ *   <li>Reconnects follow {@link Backoff} (full jitter), not the transport's; from the second failed attempt on,
+ *       the connection is replaced. While broken, a cheap reachability probe lets the cache resume within
+ *       {@code probeJitter} of etcd accepting connections again instead of waiting out a long backoff.
+ *   <li>Stall detection: no event or progress for {@code progressInterval} while watching → request progress;
+ *       no answer within {@code progressTimeout} → the connection is presumed dead (half-open): replace it and resume.
+ * </ul>
+ *
+ * <p>Not thread-safe: every method must be called on one thread (the cache's loop), including the tasks it hands
+ * to {@link Timer}. The status getters ({@link #isStale()}, ...) read volatile fields and may be called anywhere.
+ */
+public final class CacheDriver {
+  private static final Logger log = LoggerFactory.getLogger(CacheDriver.class);
+
+  /** Where the driver is. */
+  public enum State { NEW, SYNCING, WATCHING, BROKEN, CLOSED }
+
+  /** A consistent read of the whole prefix. */
+  public record Range(long revision, long clusterId, List<CacheRecord> records) {}
+
+  /** The part of a response header the driver checks. */
+  public record Header(long clusterId, long revision) {}
+
+  /** Why a watch stream ended. */
+  public enum StreamError { COMPACTED, UNAVAILABLE, OTHER }
+
+  /** The registry operations, implemented by an adapter (etcd) or a test script. Called on the driver's thread. */
+  public interface Io {
+    /** Reads every key under the prefix at one revision; throws {@link CacheIoException} when it cannot. */
+    Range range();
+
+    /** Opens watch stream {@code stream} from {@code fromRevision} (0: from now); responses come back through the
+     *  driver's {@code on*} methods with the same stream number. */
+    void watch(long stream, long fromRevision);
+
+    /** Closes stream {@code stream}; nothing more from it will be used. */
+    void cancel(long stream);
+
+    void requestProgress(long stream);
+
+    /** The connection looks dead or keeps failing: use a fresh one for the next attempt. */
+    void resetConnection();
+
+    /** Whether the registry accepts connections right now (cheap, bounded). */
+    boolean probe();
+  }
+
+  /** A range or watch could not be done; {@code retryable} false means retrying will not help soon. */
+  public static final class CacheIoException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    public CacheIoException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /** Schedules tasks on the driver's thread. */
+  public interface Timer {
+    /** Runs {@code task} after {@code delay} on the driver's thread; the returned handle cancels it. */
+    Runnable schedule(Runnable task, Duration delay);
+  }
+
+  /** Receives what the driver publishes, on the driver's thread; implementations hand it to listeners. */
+  public interface Publisher {
+    void publish(EndpointSet set, EndpointDelta delta);
+
+    void stale(EndpointSet set, Instant since, String reason);
+
+    void recovered(EndpointSet set, Duration staleFor);
+
+    default void held(EndpointSet kept, int wouldRemove, Duration holdFor) {}
+  }
+
+  private final CacheConfig config;
+  private final EndpointView view;
+  private final Io io;
+  private final Timer timer;
+  private final Clock clock;
+  private final LongSupplier nanoTime;
+  private final Backoff backoff;
+  private final Publisher publisher;
+  private final SnapshotStore store;
+
+  // Driver-thread state.
+  private State state = State.NEW;
+  private long stream;
+  private long streamSeq;
+  private long clusterId;
+  private EndpointSet published = EndpointSet.EMPTY;
+  private boolean everPublished;
+  private int attempts;
+  private long createdAtNanos;
+  private boolean progressOutstanding;
+  private long progressRequestedAtNanos;
+  private Runnable cancelRetry = () -> { };
+  private Runnable cancelStallCheck = () -> { };
+  private Runnable cancelProbe = () -> { };
+  private boolean savePending;
+  private Runnable cancelHoldRelease = () -> { };
+  private Runnable pendingRetry;
+  private long retryAtNanos;
+  private boolean lastProbeOk;
+  private boolean holding;
+
+  // Read from any thread.
+  private volatile boolean stale;
+  private volatile Instant staleSince;
+  private volatile long staleSinceNanos;
+  private volatile long lastActivityNanos;
+  private volatile long resyncs;
+
+  public CacheDriver(CacheConfig config, EndpointView view, Io io, Timer timer, Clock clock, LongSupplier nanoTime,
+      Backoff backoff, Publisher publisher, SnapshotStore store) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.view = Objects.requireNonNull(view, "view");
+    this.io = Objects.requireNonNull(io, "io");
+    this.timer = Objects.requireNonNull(timer, "timer");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
+    this.backoff = Objects.requireNonNull(backoff, "backoff");
+    this.publisher = Objects.requireNonNull(publisher, "publisher");
+    this.store = store == null ? SnapshotStore.NONE : store;
+    this.lastActivityNanos = nanoTime.getAsLong();
+  }
+
+  // ---- status (any thread) -------------------------------------------------------------------------
+
+  public boolean isStale() {
+    return stale;
+  }
+
+  public Optional<Instant> staleSince() {
+    return stale ? Optional.ofNullable(staleSince) : Optional.empty();
+  }
+
+  public Duration lastEventAge() {
+    return Duration.ofNanos(Math.max(0, nanoTime.getAsLong() - lastActivityNanos));
+  }
+
+  public long resyncCount() {
+    return resyncs;
+  }
+
+  // ---- inputs (driver thread) ----------------------------------------------------------------------
+
+  public State state() {
+    return state;
+  }
+
+  /** The stream number responses must carry to be used (0: none open). */
+  public long currentStream() {
+    return stream;
+  }
+
+  public void start() {
+    if (state == State.NEW) {
+      sync("start");
+    }
+  }
+
+  public void close() {
+    if (state == State.CLOSED) {
+      return;
+    }
+    closeStream();
+    state = State.CLOSED;
+    cancelRetry.run();
+    cancelProbe.run();
+    cancelStallCheck.run();
+    cancelHoldRelease.run();
+    if (everPublished && config.snapshotFile() != null) {
+      store.save(published);
+    }
+  }
+
+  /** The watch was created (etcd acknowledged it). */
+  public void onCreated(long streamId, Header header) {
+    if (!isCurrent(streamId)) {
+      return;
+    }
+    activity();
+    createdAtNanos = nanoTime.getAsLong();
+    if (doubt(header)) {
+      return;
+    }
+    if (stale) {
+      Duration staleFor = Duration.ofNanos(nanoTime.getAsLong() - staleSinceNanos);
+      stale = false;
+      publisher.recovered(published, staleFor);
+    }
+  }
+
+  /**
+   * One watch response's events, in order. Events are grouped by revision and each revision is applied whole;
+   * etcd never splits one revision across responses (fragmentation is off).
+   */
+  public void onEvents(long streamId, Header header, List<CacheRecord> events) {
+    if (!isCurrent(streamId)) {
+      return;
+    }
+    activity();
+    if (doubt(header)) {
+      return;
+    }
+    int i = 0;
+    while (i < events.size()) {
+      long revision = events.get(i).modRevision();
+      List<CacheRecord> batch = new ArrayList<>();
+      while (i < events.size() && events.get(i).modRevision() == revision) {
+        batch.add(events.get(i++));
+      }
+      Optional<Publication> applied;
+      try {
+        applied = view.apply(revision, batch);
+      } catch (InvalidEventException e) {
+        resync("untrusted event: " + e.getMessage());
+        return;
+      }
+      applied.ifPresent(p -> offer(p.set(), p.delta()));
+    }
+  }
+
+  /** A progress notification: proof of life, never a checkpoint. */
+  public void onProgress(long streamId, Header header) {
+    if (!isCurrent(streamId)) {
+      return;
+    }
+    activity();
+    doubt(header);
+  }
+
+  /** The stream failed; {@code compactRevision} is set for {@link StreamError#COMPACTED}. */
+  public void onError(long streamId, StreamError error, long compactRevision, String reason) {
+    if (!isCurrent(streamId)) {
+      return;
+    }
+    if (error == StreamError.COMPACTED) {
+      closeStream();
+      if (config.resumePolicy() == CacheConfig.ResumePolicy.FROM_NOW_NEGATIVE_CONTROL) {
+        openWatch(0);
+      } else {
+        resync("revision " + (view.revision() + 1) + " was compacted (compact revision " + compactRevision + ")");
+      }
+      return;
+    }
+    broken(reason);
+  }
+
+  /** The stream ended without an error. */
+  public void onClosed(long streamId) {
+    if (isCurrent(streamId)) {
+      broken("the watch stream ended");
+    }
+  }
+
+  // ---- transitions ---------------------------------------------------------------------------------
+
+  private void sync(String reason) {
+    state = State.SYNCING;
+    Range range;
+    try {
+      range = io.range();
+    } catch (CacheIoException e) {
+      String failure = "range failed: " + e.getMessage();
+      if (!everPublished) {
+        store.load().ifPresent(set -> {
+          log.info("etcd unreachable at start; serving the saved snapshot at revision {} ({} instances)",
+              set.revision(), set.size());
+          markStale(failure); // stale before it is visible: a reader never sees the disk set as fresh
+          offer(set, EndpointDelta.between(EndpointDelta.Kind.SNAPSHOT, EndpointSet.EMPTY, set));
+        });
+      }
+      broken(failure);
+      return;
+    }
+    clusterId = range.clusterId();
+    boolean first = !everPublished;
+    EndpointDelta.Kind kind = first ? EndpointDelta.Kind.SNAPSHOT : EndpointDelta.Kind.RESYNC;
+    if (!first) {
+      resyncs++;
+      log.info("resync of {} ({}): {} keys at revision {}", config.service(), reason, range.records().size(),
+          range.revision());
+    }
+    EndpointSet set = view.replace(range.revision(), range.records(), kind).set();
+    offer(set, EndpointDelta.between(kind, published, set));
+    openWatch(range.revision() + 1);
+  }
+
+  private void resync(String reason) {
+    closeStream();
+    if (config.resumePolicy() == CacheConfig.ResumePolicy.FROM_NOW_NEGATIVE_CONTROL && everPublished) {
+      openWatch(0);
+      return;
+    }
+    sync(reason);
+  }
+
+  private void openWatch(long fromRevision) {
+    state = State.WATCHING;
+    stream = ++streamSeq;
+    progressOutstanding = false;
+    createdAtNanos = nanoTime.getAsLong();
+    activity();
+    io.watch(stream, fromRevision);
+    armStallCheck();
+  }
+
+  private void broken(String reason) {
+    closeStream();
+    state = State.BROKEN;
+    markStale(reason);
+    log.info("watch of {} broken: {}", config.service(), reason);
+    if (createdAtNanos != 0 && nanoTime.getAsLong() - createdAtNanos >= config.healthyReset().toNanos()) {
+      attempts = 0;
+    }
+    Duration delay = backoff.delay(attempts);
+    attempts++;
+    scheduleRetry(delay);
+    armProbe();
+  }
+
+  private void markStale(String reason) {
+    if (!stale) {
+      stale = true;
+      staleSince = clock.instant();
+      staleSinceNanos = nanoTime.getAsLong();
+      publisher.stale(published, staleSince, reason);
+    }
+  }
+
+  private void retry() {
+    pendingRetry = null;
+    cancelProbe.run();
+    if (state != State.BROKEN) {
+      return;
+    }
+    if (attempts >= 2) {
+      io.resetConnection();
+    }
+    if (view.revision() == 0) {
+      sync("reconnect"); // never synced with etcd (or only the disk snapshot): a full range, replacing
+    } else if (config.resumePolicy() == CacheConfig.ResumePolicy.FROM_NOW_NEGATIVE_CONTROL) {
+      openWatch(0);
+    } else {
+      openWatch(view.revision() + 1);
+    }
+  }
+
+  private void scheduleRetry(Duration delay) {
+    cancelRetry.run();
+    pendingRetry = this::retry;
+    retryAtNanos = nanoTime.getAsLong() + delay.toNanos();
+    Runnable task = pendingRetry;
+    cancelRetry = timer.schedule(() -> {
+      if (pendingRetry == task) {
+        task.run();
+      }
+    }, delay);
+  }
+
+  private void armProbe() {
+    cancelProbe.run();
+    if (config.probeInterval().isZero()) {
+      return;
+    }
+    lastProbeOk = false;
+    cancelProbe = timer.schedule(this::probe, config.probeInterval());
+  }
+
+  /** While broken: when etcd starts accepting connections, retry within probeJitter instead of the backoff. */
+  private void probe() {
+    if (state != State.BROKEN || pendingRetry == null) {
+      return;
+    }
+    boolean ok = io.probe();
+    if (ok && !lastProbeOk) {
+      long soon = backoff.random().nextLong(config.probeJitter().toNanos() + 1);
+      if (soon < retryAtNanos - nanoTime.getAsLong()) {
+        scheduleRetry(Duration.ofNanos(soon));
+      }
+    }
+    lastProbeOk = ok;
+    cancelProbe = timer.schedule(this::probe, config.probeInterval());
+  }
+
+  private void armStallCheck() {
+    cancelStallCheck.run();
+    Duration every = config.progressInterval().compareTo(config.progressTimeout()) < 0
+        ? config.progressInterval() : config.progressTimeout();
+    cancelStallCheck = timer.schedule(this::stallCheck, every.dividedBy(2).isZero() ? every : every.dividedBy(2));
+  }
+
+  private void stallCheck() {
+    if (state != State.WATCHING) {
+      return;
+    }
+    long now = nanoTime.getAsLong();
+    if (progressOutstanding && now - progressRequestedAtNanos >= config.progressTimeout().toNanos()) {
+      Duration idle = Duration.ofNanos(now - lastActivityNanos);
+      io.resetConnection();
+      broken("no events or progress for " + idle.toMillis() + " ms and no answer to a progress request: the"
+          + " connection is presumed dead");
+      return;
+    }
+    if (!progressOutstanding && now - lastActivityNanos >= config.progressInterval().toNanos()) {
+      progressOutstanding = true;
+      progressRequestedAtNanos = now;
+      io.requestProgress(stream);
+    }
+    armStallCheck();
+  }
+
+  /** A cluster id change or a revision going backwards: the history we hold is not this store's. */
+  private boolean doubt(Header header) {
+    if (header == null) {
+      return false;
+    }
+    if (clusterId != 0 && header.clusterId() != 0 && header.clusterId() != clusterId) {
+      resync("cluster id changed from " + Long.toHexString(clusterId) + " to " + Long.toHexString(header.clusterId()));
+      return true;
+    }
+    if (header.revision() != 0 && header.revision() < view.revision()) {
+      resync("revision went backwards from " + view.revision() + " to " + header.revision());
+      return true;
+    }
+    return false;
+  }
+
+  private void activity() {
+    lastActivityNanos = nanoTime.getAsLong();
+    progressOutstanding = false;
+  }
+
+  private boolean isCurrent(long streamId) {
+    return state == State.WATCHING && streamId == stream && streamId != 0;
+  }
+
+  private void closeStream() {
+    cancelStallCheck.run();
+    if (stream != 0) {
+      io.cancel(stream);
+      stream = 0;
+    }
+  }
+
+  // ---- publishing, mass-removal guard, disk snapshot -----------------------------------------------
+
+  private void offer(EndpointSet set, EndpointDelta delta) {
+    if (guardHolds(set, delta)) {
+      return;
+    }
+    publishNow(set, delta);
+  }
+
+  private void publishNow(EndpointSet set, EndpointDelta delta) {
+    published = set;
+    everPublished = true;
+    publisher.publish(set, delta);
+    scheduleSave();
+  }
+
+  /**
+   * The mass-removal guard: one change that would remove more than {@code massRemovalPercent} of the published
+   * set is held (the last good set stays published) for at most {@code massRemovalHold}; if later changes bring the
+   * set back within the threshold, the hold ends early. Either way the view (and the checkpoint) keep advancing.
+   */
+  private boolean guardHolds(EndpointSet set, EndpointDelta delta) {
+    if (config.massRemovalPercent() == 0 || !everPublished) {
+      return false;
+    }
+    EndpointDelta fromPublished = holding || delta.kind() != EndpointDelta.Kind.UPDATE
+        ? EndpointDelta.between(delta.kind(), published, set) : delta;
+    int removed = fromPublished.removed().size();
+    boolean tooMany = !published.isEmpty() && removed * 100 > config.massRemovalPercent() * published.size();
+    if (tooMany && !holding) {
+      holding = true;
+      publisher.held(published, removed, config.massRemovalHold());
+      cancelHoldRelease = timer.schedule(this::releaseHold, config.massRemovalHold());
+      return true;
+    }
+    if (tooMany) {
+      return true;
+    }
+    if (holding) {
+      holding = false;
+      cancelHoldRelease.run();
+      publishNow(set, fromPublished);
+      return true;
+    }
+    return false;
+  }
+
+  private void releaseHold() {
+    if (!holding) {
+      return;
+    }
+    holding = false;
+    EndpointSet truth = view.current();
+    publishNow(truth, EndpointDelta.between(EndpointDelta.Kind.UPDATE, published, truth));
+  }
+
+  /** True while the mass-removal guard holds back a change. */
+  public boolean isHolding() {
+    return holding;
+  }
+
+  private void scheduleSave() {
+    if (config.snapshotFile() == null) {
+      return;
+    }
+    if (savePending) {
+      return; // a save is already due and will write the newest set
+    }
+    savePending = true;
+    timer.schedule(() -> {
+      savePending = false;
+      if (state != State.CLOSED) {
+        store.save(published);
+      }
+    }, config.snapshotDebounce());
+  }
+}

@@ -1,0 +1,26 @@
+package dev.muster.cache;
+
+import java.util.Objects;
+
+/**
+ * One key-value change as the registry reported it, before decoding: a PUT (also every key of a snapshot) or a
+ * DELETE, with the revision that made it. Values are not copied; callers hand over ownership.
+ */
+public record CacheRecord(Kind kind, String key, byte[] value, long modRevision) {
+  /** What happened to the key. */
+  public enum Kind { PUT, DELETE }
+
+  public CacheRecord {
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(key, "key");
+    value = value == null ? new byte[0] : value;
+  }
+
+  public static CacheRecord put(String key, byte[] value, long modRevision) {
+    return new CacheRecord(Kind.PUT, key, value, modRevision);
+  }
+
+  public static CacheRecord delete(String key, long modRevision) {
+    return new CacheRecord(Kind.DELETE, key, null, modRevision);
+  }
+}

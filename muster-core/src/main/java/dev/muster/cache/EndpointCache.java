@@ -1,0 +1,46 @@
+package dev.muster.cache;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * A consumer's local copy of one service's endpoints, kept equal to "a snapshot at revision R plus every later
+ * event" and served while the registry is unreachable (stale-while-error).
+ *
+ * <p>Thread-safe. {@link #current()} is a volatile read of an immutable set: no lock, no allocation. Listeners run
+ * on the cache's own notifier thread, in revision order.
+ */
+public interface EndpointCache extends AutoCloseable {
+  /** The last published set ({@link EndpointSet#EMPTY} before the first snapshot). */
+  EndpointSet current();
+
+  /** The revision of {@link #current()}. */
+  default long revision() {
+    return current().revision();
+  }
+
+  /** True while etcd is unreachable or the watch is broken: {@link #current()} may be out of date. */
+  boolean isStale();
+
+  /** When the cache became stale, if it is. */
+  Optional<Instant> staleSince();
+
+  /** Time since the last event or progress notification from etcd (how fresh the evidence is). */
+  Duration lastEventAge();
+
+  /** How many times the set was replaced by a full range after the first snapshot. */
+  long resyncCount();
+
+  /** Values excluded because they did not decode. */
+  long malformedCount();
+
+  /** Waits until the first set is published (from etcd or the disk snapshot); false on timeout. */
+  boolean awaitReady(Duration timeout);
+
+  void addListener(EndpointListener listener);
+
+  /** Stops watching; the last set stays readable. Idempotent. */
+  @Override
+  void close();
+}

@@ -1,0 +1,167 @@
+package dev.muster.cache;
+
+import dev.muster.MusterException;
+import dev.muster.registry.Instance;
+import dev.muster.registry.InstanceCodec;
+import dev.muster.registry.InstanceKey;
+import dev.muster.registry.RegistryLayout;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The endpoint set as "a snapshot at revision R plus every later revision, applied whole and in order" — the
+ * pure part of the consumer (SPEC §4; seed 002's {@code DiscoveryCache}).
+ *
+ * <p>Invariants:
+ * <ul>
+ *   <li>{@link #replace} installs a snapshot wholesale (never merges), so a resync cannot leave a deleted
+ *       instance behind.
+ *   <li>{@link #apply} takes every event of one revision at once. A revision at or below the current one is a
+ *       replay and is ignored (etcd 3.4.23 can deliver duplicates); revisions need not be consecutive (writes to
+ *       other prefixes advance the store's revision too).
+ *   <li>A revision is applied completely or not at all: records are checked before anything changes, and a
+ *       record that cannot be trusted (outside the prefix, wrong revision) throws {@link InvalidEventException}
+ *       with the view and its revision untouched. The revision (the checkpoint) moves only with a whole revision.
+ *   <li>A value that does not decode is not a reason to stop: its key is excluded from the set, counted in
+ *       {@link #malformedCount()} and logged once per key and revision.
+ * </ul>
+ *
+ * <p>Not thread-safe: one thread drives it (the cache's loop). The sets it returns are immutable and may be
+ * handed to any thread.
+ */
+public final class EndpointView {
+  private static final Logger log = LoggerFactory.getLogger(EndpointView.class);
+
+  private final RegistryLayout layout;
+  private final String prefix;
+  private EndpointSet current = EndpointSet.EMPTY;
+  private long malformed;
+
+  /** A set to publish and what changed to get there. */
+  public record Publication(EndpointSet set, EndpointDelta delta) {}
+
+  /** A view of the keys under {@code prefix} (a service or version prefix of {@code layout}). */
+  public EndpointView(RegistryLayout layout, String prefix) {
+    this.layout = Objects.requireNonNull(layout, "layout");
+    this.prefix = Objects.requireNonNull(prefix, "prefix");
+  }
+
+  public EndpointSet current() {
+    return current;
+  }
+
+  /** The checkpoint: the last revision applied whole (or the snapshot's revision). */
+  public long revision() {
+    return current.revision();
+  }
+
+  /** Values excluded because they did not decode, since this view was made. */
+  public long malformedCount() {
+    return malformed;
+  }
+
+  /** Replaces the whole set with a snapshot taken at {@code revision}. */
+  public Publication replace(long revision, List<CacheRecord> snapshot, EndpointDelta.Kind kind) {
+    Map<InstanceKey, Instance> next = new HashMap<>();
+    for (CacheRecord r : snapshot) {
+      requireUnderPrefix(r);
+      parse(r, revision).flatMap(k -> decode(k, r, revision)).ifPresent(i -> next.put(i.key(), i));
+    }
+    EndpointSet before = current;
+    current = new EndpointSet(revision, Collections.unmodifiableMap(next));
+    return new Publication(current, EndpointDelta.between(kind, before, current));
+  }
+
+  /**
+   * Applies every event of one revision. Returns the publication, or empty when the revision was already
+   * applied. Throws {@link InvalidEventException} (nothing applied) when a record cannot be trusted.
+   */
+  public Optional<Publication> apply(long revision, List<CacheRecord> events) {
+    if (revision <= current.revision()) {
+      return Optional.empty();
+    }
+    for (CacheRecord r : events) {
+      requireUnderPrefix(r);
+      if (r.modRevision() != revision) {
+        throw new InvalidEventException("event for " + r.key() + " has revision " + r.modRevision()
+            + " inside revision " + revision + "'s batch");
+      }
+    }
+    Map<InstanceKey, Instance> before = current.asMap();
+    Map<InstanceKey, Instance> next = new HashMap<>(before);
+    Map<InstanceKey, Boolean> touched = new LinkedHashMap<>();
+    for (CacheRecord r : events) {
+      Optional<InstanceKey> key = parse(r, revision);
+      if (key.isEmpty()) {
+        continue;
+      }
+      touched.put(key.get(), Boolean.TRUE);
+      if (r.kind() == CacheRecord.Kind.DELETE) {
+        next.remove(key.get());
+      } else {
+        Optional<Instance> decoded = decode(key.get(), r, revision);
+        if (decoded.isPresent()) {
+          next.put(key.get(), decoded.get());
+        } else {
+          next.remove(key.get()); // a value that no longer decodes takes its instance out of the set
+        }
+      }
+    }
+    List<Instance> added = new ArrayList<>();
+    List<Instance> removed = new ArrayList<>();
+    List<Instance> changed = new ArrayList<>();
+    for (InstanceKey k : touched.keySet()) {
+      Instance old = before.get(k);
+      Instance now = next.get(k);
+      if (old == null && now != null) {
+        added.add(now);
+      } else if (old != null && now == null) {
+        removed.add(old);
+      } else if (old != null && !old.equals(now)) {
+        changed.add(now);
+      }
+    }
+    current = new EndpointSet(revision, Collections.unmodifiableMap(next));
+    return Optional.of(new Publication(current,
+        new EndpointDelta(EndpointDelta.Kind.UPDATE, added, removed, changed)));
+  }
+
+  private void requireUnderPrefix(CacheRecord r) {
+    if (!r.key().startsWith(prefix)) {
+      throw new InvalidEventException("event for " + r.key() + " is outside the watched prefix " + prefix);
+    }
+  }
+
+  private Optional<InstanceKey> parse(CacheRecord r, long revision) {
+    try {
+      return Optional.of(layout.parseKey(r.key()));
+    } catch (MusterException e) {
+      if (r.kind() == CacheRecord.Kind.PUT) {
+        countMalformed(r.key(), revision, e.getMessage());
+      }
+      return Optional.empty();
+    }
+  }
+
+  private Optional<Instance> decode(InstanceKey key, CacheRecord r, long revision) {
+    try {
+      return Optional.of(InstanceCodec.decode(key, r.value()));
+    } catch (MusterException e) {
+      countMalformed(r.key(), revision, e.getMessage());
+      return Optional.empty();
+    }
+  }
+
+  private void countMalformed(String key, long revision, String why) {
+    malformed++;
+    log.warn("excluded {} at revision {}: {}", key, revision, why);
+  }
+}

@@ -1,0 +1,408 @@
+package dev.muster.etcd.internal;
+
+import dev.muster.Backoff;
+import dev.muster.cache.CacheConfig;
+import dev.muster.cache.CacheDriver;
+import dev.muster.cache.CacheDriver.CacheIoException;
+import dev.muster.cache.CacheDriver.Header;
+import dev.muster.cache.CacheDriver.StreamError;
+import dev.muster.cache.CacheRecord;
+import dev.muster.cache.EndpointCache;
+import dev.muster.cache.EndpointDelta;
+import dev.muster.cache.EndpointListener;
+import dev.muster.cache.EndpointSet;
+import dev.muster.cache.EndpointView;
+import dev.muster.cache.FileSnapshotStore;
+import dev.muster.cache.SnapshotStore;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.common.exception.CompactedException;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The endpoint cache on etcd: {@link CacheDriver}'s I/O done with jetcd.
+ *
+ * <ul>
+ *   <li>range: paged ({@code pageSize} keys, sorted by key), every page after the first pinned to the first page's
+ *       revision, so the snapshot is one consistent view;
+ *   <li>watch: from the revision the driver asks for, with {@code requireLeader} (a member that lost quorum
+ *       cancels the stream instead of going silent), progress and created notifications. Every jetcd watcher is
+ *       closed by us on the first error, and tagged with the driver's stream number, so jetcd's own fixed 500 ms
+ *       resume (from {@code max(last, header)}) can never feed the cache;
+ *   <li>reconnect: {@link EtcdConnection#reset} when the driver says so (our backoff, not grpc-java's).
+ * </ul>
+ *
+ * <p>Threading: the driver and all jetcd calls run on one loop thread ({@code muster-cache-SERVICE}); jetcd's
+ * callbacks only hop onto it. Listeners run on a second thread ({@code muster-cache-SERVICE-notify}), in order,
+ * so a slow listener never delays the cache. {@link #current()} is a volatile read.
+ */
+public final class EtcdEndpointCache implements EndpointCache {
+  private static final Logger log = LoggerFactory.getLogger(EtcdEndpointCache.class);
+
+  private final EtcdConnection connection;
+  private final CacheConfig config;
+  private final String prefix;
+  private final ScheduledExecutorService loop;
+  private final ExecutorService notifier;
+  private final EndpointView view;
+  private final CacheDriver driver;
+  private final List<EndpointListener> listeners = new CopyOnWriteArrayList<>();
+  private final CountDownLatch ready = new CountDownLatch(1);
+  private final Map<Long, Watch.Watcher> watchers = new HashMap<>(); // loop thread only
+  private volatile EndpointSet current = EndpointSet.EMPTY;
+  private volatile boolean closed;
+  private volatile long malformed;
+
+  private EtcdEndpointCache(EtcdConnection connection, CacheConfig config, Clock clock) {
+    this.connection = connection;
+    this.config = config;
+    var layout = connection.config().layout();
+    this.prefix = config.version() == null ? layout.servicePrefix(config.namespace(), config.service())
+        : layout.versionPrefix(config.namespace(), config.service(), config.version());
+    this.loop = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "muster-cache-" + config.service()));
+    this.notifier = Executors.newSingleThreadExecutor(r -> daemon(r, "muster-cache-" + config.service() + "-notify"));
+    SnapshotStore store = config.snapshotFile() == null ? SnapshotStore.NONE
+        : new FileSnapshotStore(config.snapshotFile());
+    this.view = new EndpointView(layout, prefix);
+    this.driver = new CacheDriver(config, view, new JetcdIo(), this::schedule, clock,
+        System::nanoTime, new Backoff(config.backoffBase(), config.backoffCap(), new SecureRandom()),
+        new Notifier(), store);
+  }
+
+  /** Creates the cache and starts it: the first range runs on the cache's thread right away. */
+  public static EtcdEndpointCache start(EtcdConnection connection, CacheConfig config, Clock clock,
+      List<EndpointListener> listeners) {
+    EtcdEndpointCache cache = new EtcdEndpointCache(connection, config, clock);
+    cache.listeners.addAll(listeners);
+    cache.loop.execute(cache.driver::start);
+    return cache;
+  }
+
+  @Override
+  public EndpointSet current() {
+    return current;
+  }
+
+  @Override
+  public boolean isStale() {
+    return driver.isStale();
+  }
+
+  @Override
+  public Optional<Instant> staleSince() {
+    return driver.staleSince();
+  }
+
+  @Override
+  public Duration lastEventAge() {
+    return driver.lastEventAge();
+  }
+
+  @Override
+  public long resyncCount() {
+    return driver.resyncCount();
+  }
+
+  @Override
+  public long malformedCount() {
+    return malformed;
+  }
+
+  @Override
+  public boolean awaitReady(Duration timeout) {
+    try {
+      return ready.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  @Override
+  public void addListener(EndpointListener listener) {
+    listeners.add(listener);
+    notifier.execute(() -> {
+      EndpointSet set = current;
+      if (set != EndpointSet.EMPTY) {
+        deliver(listener, l -> l.onChange(set, EndpointDelta.between(EndpointDelta.Kind.SNAPSHOT,
+            EndpointSet.EMPTY, set)));
+      }
+    });
+  }
+
+  /** The watched prefix, e.g. {@code /muster/default/orders/}. */
+  public String prefix() {
+    return prefix;
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      loop.submit(() -> {
+        driver.close();
+        watchers.values().forEach(Watch.Watcher::close);
+        watchers.clear();
+      }).get(5, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      log.debug("closing the cache of {}: {}", config.service(), e.toString());
+    }
+    loop.shutdownNow();
+    notifier.shutdown();
+  }
+
+  // ---- plumbing ------------------------------------------------------------------------------------
+
+  private Runnable schedule(Runnable task, Duration delay) {
+    try {
+      ScheduledFuture<?> f = loop.schedule(() -> runSafely(task), delay.toNanos(), TimeUnit.NANOSECONDS);
+      return () -> f.cancel(false);
+    } catch (RejectedExecutionException e) {
+      return () -> { };
+    }
+  }
+
+  private void onLoop(Runnable task) {
+    try {
+      loop.execute(() -> runSafely(task));
+    } catch (RejectedExecutionException e) {
+      // closed
+    }
+  }
+
+  private void runSafely(Runnable task) {
+    try {
+      task.run();
+    } catch (RuntimeException e) {
+      log.error("endpoint cache of {} failed a step; it keeps running", config.service(), e);
+    }
+  }
+
+  private void deliver(EndpointListener l, java.util.function.Consumer<EndpointListener> call) {
+    try {
+      call.accept(l);
+    } catch (RuntimeException e) {
+      log.warn("endpoint listener threw; ignored", e);
+    }
+  }
+
+  private static Thread daemon(Runnable r, String name) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    return t;
+  }
+
+  /** Hands the driver's publications to listeners on the notifier thread. Runs on the loop thread. */
+  private final class Notifier implements CacheDriver.Publisher {
+    @Override
+    public void publish(EndpointSet set, EndpointDelta delta) {
+      current = set;
+      malformed = view.malformedCount(); // loop thread: the view's owner
+      ready.countDown();
+      notifier.execute(() -> listeners.forEach(l -> deliver(l, x -> x.onChange(set, delta))));
+    }
+
+    @Override
+    public void stale(EndpointSet set, Instant since, String reason) {
+      notifier.execute(() -> listeners.forEach(l -> deliver(l, x -> x.onStale(set, since, reason))));
+    }
+
+    @Override
+    public void recovered(EndpointSet set, Duration staleFor) {
+      notifier.execute(() -> listeners.forEach(l -> deliver(l, x -> x.onRecovered(set, staleFor))));
+    }
+
+    @Override
+    public void held(EndpointSet kept, int wouldRemove, Duration holdFor) {
+      log.warn("mass-removal guard: one change would remove {} of {} instances of {}; keeping the last good set"
+          + " for up to {} ms", wouldRemove, kept.size(), config.service(), holdFor.toMillis());
+    }
+  }
+
+  /** The driver's I/O with jetcd. Every method runs on the loop thread. */
+  private final class JetcdIo implements CacheDriver.Io {
+    @Override
+    public CacheDriver.Range range() {
+      Client client = connection.client();
+      ByteSequence start = bytes(prefix);
+      ByteSequence end = prefixEnd(prefix);
+      List<CacheRecord> records = new ArrayList<>();
+      long revision = 0;
+      long clusterId = 0;
+      ByteSequence from = start;
+      while (true) {
+        GetOption.Builder option = GetOption.builder().withRange(end).withLimit(config.pageSize())
+            .withSortField(GetOption.SortTarget.KEY).withSortOrder(GetOption.SortOrder.ASCEND);
+        if (revision != 0) {
+          option.withRevision(revision); // every later page pinned to the first page's revision
+        }
+        GetResponse page;
+        try {
+          page = EtcdOps.await("range " + prefix, client.getKVClient().get(from, option.build()),
+              config.requestTimeout());
+        } catch (EtcdOps.EtcdCallException e) {
+          throw new CacheIoException(e.getMessage(), e);
+        }
+        if (revision == 0) {
+          revision = page.getHeader().getRevision();
+          clusterId = page.getHeader().getClusterId();
+        }
+        KeyValue last = null;
+        for (KeyValue kv : page.getKvs()) {
+          records.add(CacheRecord.put(kv.getKey().toString(StandardCharsets.UTF_8), kv.getValue().getBytes(),
+              kv.getModRevision()));
+          last = kv;
+        }
+        if (!page.isMore() || last == null) {
+          return new CacheDriver.Range(revision, clusterId, records);
+        }
+        byte[] lastKey = last.getKey().getBytes();
+        byte[] next = java.util.Arrays.copyOf(lastKey, lastKey.length + 1); // the smallest key after it
+        from = ByteSequence.from(next);
+      }
+    }
+
+    @Override
+    public void watch(long stream, long fromRevision) {
+      WatchOption.Builder option = WatchOption.builder().withRange(prefixEnd(prefix))
+          .withProgressNotify(true).withRequireLeader(true).withCreateNotify(true).withPrevKV(false);
+      if (fromRevision > 0) {
+        option.withRevision(fromRevision);
+      }
+      Watch.Listener listener = new Watch.Listener() {
+        @Override
+        public void onNext(WatchResponse response) {
+          onLoop(() -> dispatch(stream, response));
+        }
+
+        @Override
+        public void onError(Throwable error) {
+          onLoop(() -> failed(stream, error));
+        }
+
+        @Override
+        public void onCompleted() {
+          onLoop(() -> driver.onClosed(stream));
+        }
+      };
+      try {
+        watchers.put(stream, connection.client().getWatchClient().watch(bytes(prefix), option.build(), listener));
+      } catch (RuntimeException e) {
+        onLoop(() -> failed(stream, e));
+      }
+    }
+
+    @Override
+    public void cancel(long stream) {
+      Watch.Watcher w = watchers.remove(stream);
+      if (w != null) {
+        w.close();
+      }
+    }
+
+    @Override
+    public void requestProgress(long stream) {
+      Watch.Watcher w = watchers.get(stream);
+      if (w != null) {
+        w.requestProgress();
+      }
+    }
+
+    @Override
+    public void resetConnection() {
+      connection.reset(connection.client());
+    }
+
+    @Override
+    public boolean probe() {
+      for (URI endpoint : connection.config().endpoints()) {
+        try (Socket s = new Socket()) {
+          s.connect(new InetSocketAddress(endpoint.getHost(), endpoint.getPort()), 200);
+          return true;
+        } catch (IOException e) {
+          // try the next endpoint
+        }
+      }
+      return false;
+    }
+  }
+
+  private void dispatch(long stream, WatchResponse response) {
+    Header header = new Header(response.getHeader().getClusterId(), response.getHeader().getRevision());
+    if (response.isCreatedNotify()) {
+      driver.onCreated(stream, header);
+    } else if (response.isProgressNotify()) {
+      driver.onProgress(stream, header);
+    } else {
+      List<CacheRecord> records = new ArrayList<>(response.getEvents().size());
+      for (WatchEvent e : response.getEvents()) {
+        KeyValue kv = e.getKeyValue();
+        String key = kv.getKey().toString(StandardCharsets.UTF_8);
+        records.add(e.getEventType() == WatchEvent.EventType.DELETE
+            ? CacheRecord.delete(key, kv.getModRevision())
+            : CacheRecord.put(key, kv.getValue().getBytes(), kv.getModRevision()));
+      }
+      driver.onEvents(stream, header, records);
+    }
+  }
+
+  private void failed(long stream, Throwable error) {
+    Throwable cause = EtcdErrors.unwrap(error);
+    if (cause instanceof CompactedException ce) {
+      driver.onError(stream, StreamError.COMPACTED, ce.getCompactedRevision(), EtcdErrors.describe(cause));
+      return;
+    }
+    StreamError kind = EtcdErrors.classify(cause) == EtcdErrors.Kind.OTHER ? StreamError.OTHER
+        : StreamError.UNAVAILABLE;
+    driver.onError(stream, kind, 0, EtcdErrors.describe(cause));
+  }
+
+  private static ByteSequence bytes(String s) {
+    return ByteSequence.from(s, StandardCharsets.UTF_8);
+  }
+
+  /** The end of the range holding every key that starts with {@code prefix} (prefix with its last byte + 1). */
+  static ByteSequence prefixEnd(String prefix) {
+    byte[] b = prefix.getBytes(StandardCharsets.UTF_8);
+    for (int i = b.length - 1; i >= 0; i--) {
+      if (b[i] != (byte) 0xff) {
+        b[i]++;
+        return ByteSequence.from(java.util.Arrays.copyOf(b, i + 1));
+      }
+    }
+    return ByteSequence.from(new byte[] {0}); // every key (not reachable: our prefixes end with '/')
+  }
+}

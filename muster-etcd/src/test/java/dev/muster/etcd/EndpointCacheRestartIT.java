@@ -1,0 +1,86 @@
+package dev.muster.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.muster.cache.CacheConfig;
+import dev.muster.cache.EndpointCache;
+import dev.muster.testing.EtcdCluster;
+import dev.muster.testing.EtcdMember;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The cache while its only etcd member is SIGKILLed and restarted on the same data directory. */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class EndpointCacheRestartIT {
+  @RegisterExtension
+  static EtcdCluster etcd = EtcdCluster.builder().members(1).build();
+
+  @Test
+  void etcdKilledForFiveSecondsIsServedStaleThroughoutAndTheCacheResumesAfterTheRestart() throws Exception {
+    String service = "svc-" + UUID.randomUUID().toString().substring(0, 8);
+    try (Registry registry = new Registry(etcd.endpoints(), service);
+         EtcdRegistry muster = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()))) {
+      registry.put(registry.instance(1));
+      long rev = registry.put(registry.instance(2));
+      EndpointCache cache = muster.watch(CacheConfig.builder(service).build());
+      registry.awaitMatches(cache, rev, Duration.ofSeconds(10));
+
+      EtcdMember member = etcd.member(0);
+      member.kill();
+      long downAt = System.nanoTime();
+      await().atMost(Duration.ofSeconds(15)).until(cache::isStale);
+      while (System.nanoTime() - downAt < Duration.ofSeconds(5).toNanos()) {
+        assertThat(cache.current().size()).as("served while etcd is down").isEqualTo(2);
+        Thread.sleep(100);
+      }
+      member.restart();
+      long answering = System.nanoTime();
+      long last = registry.put(registry.instance(3));
+      registry.awaitMatches(cache, last, Duration.ofSeconds(30));
+      await().atMost(Duration.ofSeconds(10)).until(() -> !cache.isStale());
+      System.out.printf("etcd down %d ms; the cache caught up %d ms after etcd answered again%n",
+          (answering - downAt) / 1_000_000, (System.nanoTime() - answering) / 1_000_000);
+      assertThat(cache.resyncCount()).isZero();
+    }
+  }
+
+  @Test
+  void aCacheStartedWhileEtcdIsDownServesItsDiskSnapshotAsStaleThenReplacesItWithEtcdsTruth(@TempDir Path dir)
+      throws Exception {
+    String service = "svc-" + UUID.randomUUID().toString().substring(0, 8);
+    Path snapshot = dir.resolve("endpoints.json");
+    CacheConfig config = CacheConfig.builder(service).snapshotFile(snapshot).snapshotDebounce(Duration.ZERO).build();
+    try (Registry registry = new Registry(etcd.endpoints(), service)) {
+      registry.put(registry.instance(1));
+      long rev = registry.put(registry.instance(2));
+      try (EtcdRegistry first = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()))) {
+        EndpointCache cache = first.watch(config);
+        registry.awaitMatches(cache, rev, Duration.ofSeconds(10));
+        await().atMost(Duration.ofSeconds(10)).until(() -> java.nio.file.Files.exists(snapshot));
+      }
+
+      EtcdMember member = etcd.member(0);
+      member.kill();
+      try (EtcdRegistry second = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()))) {
+        EndpointCache cache = second.watch(config);
+        assertThat(cache.awaitReady(Duration.ofSeconds(15))).isTrue();
+        assertThat(cache.isStale()).isTrue();
+        assertThat(cache.current().size()).isEqualTo(2);
+
+        member.restart();
+        registry.delete(registry.instance(1));
+        long last = registry.put(registry.instance(3));
+        registry.awaitMatches(cache, last, Duration.ofSeconds(30));
+        assertThat(cache.current().instances()).extracting(i -> i.id()).containsExactlyInAnyOrder("i2", "i3");
+        assertThat(cache.resyncCount()).as("the disk set was replaced, not merged").isEqualTo(1);
+      }
+    }
+  }
+}
