@@ -74,9 +74,18 @@ final class Registry implements AutoCloseable {
     return await(client.getKVClient().delete(bytes(layout.instanceKey(i)))).getHeader().getRevision();
   }
 
+  /** Compacts to the current revision; already compacted there is fine. */
   long compact() {
     long rev = revision();
-    await(client.getKVClient().compact(rev));
+    try {
+      client.getKVClient().compact(rev).get(20, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (io.grpc.Status.fromThrowable(e.getCause()).getCode() != io.grpc.Status.Code.OUT_OF_RANGE) {
+        throw new IllegalStateException("compaction failed: " + e, e);
+      }
+    } catch (Exception e) {
+      throw new IllegalStateException("compaction failed: " + e, e);
+    }
     return rev;
   }
 
