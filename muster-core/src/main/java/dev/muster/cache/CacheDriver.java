@@ -131,6 +131,7 @@ public final class CacheDriver {
   private Runnable cancelStallCheck = () -> { };
   private Runnable cancelProbe = () -> { };
   private boolean savePending;
+  private Runnable cancelSave = () -> { };
   private Runnable cancelHoldRelease = () -> { };
   private Runnable pendingRetry;
   private long retryAtNanos;
@@ -142,6 +143,7 @@ public final class CacheDriver {
   private volatile Instant staleSince;
   private volatile long staleSinceNanos;
   private volatile long lastActivityNanos;
+  private long openedAtNanos;
   private volatile long resyncs;
 
   public CacheDriver(CacheConfig config, EndpointView view, Io io, Timer timer, Clock clock, LongSupplier nanoTime,
@@ -203,6 +205,7 @@ public final class CacheDriver {
     cancelProbe.run();
     cancelStallCheck.run();
     cancelHoldRelease.run();
+    cancelSave.run();
     if (everPublished && config.snapshotFile() != null) {
       store.save(published);
     }
@@ -301,22 +304,31 @@ public final class CacheDriver {
         store.load().ifPresent(set -> {
           log.info("etcd unreachable at start; serving the saved snapshot at revision {} ({} instances)",
               set.revision(), set.size());
-          markStale(failure); // stale before it is visible: a reader never sees the disk set as fresh
+          stale = true; // flagged before the set is visible, so no reader sees the disk set as fresh
+          staleSince = clock.instant();
+          staleSinceNanos = nanoTime.getAsLong();
           offer(set, EndpointDelta.between(EndpointDelta.Kind.SNAPSHOT, EndpointSet.EMPTY, set));
+          publisher.stale(published, staleSince, failure + "; serving the saved snapshot");
         });
       }
       broken(failure);
       return;
     }
-    clusterId = range.clusterId();
     boolean first = !everPublished;
     EndpointDelta.Kind kind = first ? EndpointDelta.Kind.SNAPSHOT : EndpointDelta.Kind.RESYNC;
+    EndpointSet set;
+    try {
+      set = view.replace(range.revision(), range.records(), kind).set();
+    } catch (InvalidEventException e) {
+      broken("range returned an untrusted record: " + e.getMessage()); // the view is untouched; retry later
+      return;
+    }
+    clusterId = range.clusterId();
     if (!first) {
       resyncs++;
       log.info("resync of {} ({}): {} keys at revision {}", config.service(), reason, range.records().size(),
           range.revision());
     }
-    EndpointSet set = view.replace(range.revision(), range.records(), kind).set();
     offer(set, EndpointDelta.between(kind, published, set));
     openWatch(range.revision() + 1);
   }
@@ -334,8 +346,8 @@ public final class CacheDriver {
     state = State.WATCHING;
     stream = ++streamSeq;
     progressOutstanding = false;
-    createdAtNanos = nanoTime.getAsLong();
-    activity();
+    createdAtNanos = 0; // set by onCreated: only a watch etcd acknowledged counts towards healthyReset
+    openedAtNanos = nanoTime.getAsLong(); // the stall check counts silence from here, lastEventAge does not
     io.watch(stream, fromRevision);
     armStallCheck();
   }
@@ -431,13 +443,14 @@ public final class CacheDriver {
     }
     long now = nanoTime.getAsLong();
     if (progressOutstanding && now - progressRequestedAtNanos >= config.progressTimeout().toNanos()) {
-      Duration idle = Duration.ofNanos(now - lastActivityNanos);
+      Duration idle = Duration.ofNanos(now - Math.max(lastActivityNanos, openedAtNanos));
       io.resetConnection();
       broken("no events or progress for " + idle.toMillis() + " ms and no answer to a progress request: the"
           + " connection is presumed dead");
       return;
     }
-    if (!progressOutstanding && now - lastActivityNanos >= config.progressInterval().toNanos()) {
+    if (!progressOutstanding
+        && now - Math.max(lastActivityNanos, openedAtNanos) >= config.progressInterval().toNanos()) {
       progressOutstanding = true;
       progressRequestedAtNanos = now;
       io.requestProgress(stream);
@@ -547,7 +560,7 @@ public final class CacheDriver {
       return; // a save is already due and will write the newest set
     }
     savePending = true;
-    timer.schedule(() -> {
+    cancelSave = timer.schedule(() -> {
       savePending = false;
       if (state != State.CLOSED) {
         store.save(published);

@@ -49,7 +49,14 @@ public final class FileSnapshotStore implements SnapshotStore {
     }
     try {
       JsonNode root = JSON.readTree(file.toFile());
-      long revision = root.path("revision").asLong();
+      // An empty or foreign file must not load as "a set with no instances": the driver would serve it.
+      JsonNode rev = root == null ? null : root.path("revision");
+      if (rev == null || root.path("format").asInt() != 1 || !rev.isIntegralNumber() || !rev.canConvertToLong()
+          || rev.longValue() < 1 || !root.path("instances").isArray()) {
+        log.warn("ignoring the endpoint snapshot {}: not a format 1 snapshot with a revision and instances", file);
+        return Optional.empty();
+      }
+      long revision = rev.longValue();
       List<Instance> instances = new ArrayList<>();
       for (JsonNode entry : root.path("instances")) {
         JsonNode k = entry.path("key");

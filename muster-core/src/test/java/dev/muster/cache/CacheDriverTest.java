@@ -1,0 +1,840 @@
+package dev.muster.cache;
+
+import static dev.muster.cache.CacheDriver.StreamError.COMPACTED;
+import static dev.muster.cache.CacheDriver.StreamError.UNAVAILABLE;
+import static dev.muster.cache.DriverHarness.config;
+import static dev.muster.cache.DriverHarness.header;
+import static dev.muster.cache.Endpoints.delete;
+import static dev.muster.cache.Endpoints.ids;
+import static dev.muster.cache.Endpoints.instance;
+import static dev.muster.cache.Endpoints.put;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.muster.cache.CacheDriver.Header;
+import dev.muster.cache.CacheDriver.State;
+import dev.muster.cache.RecordingPublisher.Published;
+import dev.muster.registry.Instance;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The cache state machine against a scripted registry on a fake clock: every transition of SPEC §4. A file this
+ * long keeps every scenario of one state machine next to the others; the fakes live in their own files.
+ */
+class CacheDriverTest {
+  private static final Duration NANO = Duration.ofNanos(1);
+
+  private DriverHarness h = new DriverHarness(config().build());
+
+  private void use(CacheConfig config) {
+    h = new DriverHarness(config);
+  }
+
+  /** {a, b} at revision 10, watch 1 from 11 acknowledged. */
+  private void startWatchingAt10() {
+    h.io.willRange(10, put("a", 5), put("b", 7));
+    h.driver.start();
+    h.driver.onCreated(h.stream(), header(10));
+  }
+
+  /** Advances exactly {@code delay}, checking that nothing happens a nanosecond before it ends. */
+  private void advanceExactly(Duration delay) {
+    int mark = h.mark();
+    if (!delay.isZero()) {
+      h.timer.advance(delay.minus(NANO));
+      assertThat(h.journalSince(mark)).as("nothing before %s", delay).isEmpty();
+      h.timer.advance(NANO);
+    } else {
+      h.timer.advance(Duration.ZERO);
+    }
+  }
+
+  private static Duration ms(long millis) {
+    return Duration.ofMillis(millis);
+  }
+
+  @Nested
+  class Starting {
+    @Test
+    void rangesPublishesTheSnapshotAndWatchesFromTheRevisionAfterIt() {
+      h.io.willRange(10, put("a", 5), put("b", 7));
+
+      h.driver.start();
+
+      assertThat(h.journal).containsExactly("range", "publish SNAPSHOT at 10 [a, b]", "watch 1 from 11");
+      assertThat(h.publisher.last().delta().added()).containsExactlyInAnyOrder(instance("a"), instance("b"));
+      assertThat(h.driver.state()).isEqualTo(State.WATCHING);
+      assertThat(h.driver.isStale()).isFalse();
+      assertThat(h.driver.resyncCount()).isZero();
+    }
+
+    @Test
+    void theEventsOfOneRevisionArePublishedAsOneUpdate() {
+      startWatchingAt10();
+
+      h.driver.onEvents(h.stream(), header(11), List.of(delete("a", 11), put("c", 11)));
+
+      Published p = h.publisher.last();
+      assertThat(p.delta().kind()).isEqualTo(EndpointDelta.Kind.UPDATE);
+      assertThat(p.set().revision()).isEqualTo(11);
+      assertThat(ids(p.set())).containsExactly("b", "c");
+      assertThat(p.delta().added()).containsExactly(instance("c"));
+      assertThat(p.delta().removed()).containsExactly(instance("a"));
+      assertThat(h.view.revision()).isEqualTo(11);
+    }
+
+    @Test
+    void severalRevisionsInOneResponseAreAppliedInOrderEachAsItsOwnPublication() {
+      startWatchingAt10();
+      int mark = h.mark();
+
+      h.driver.onEvents(h.stream(), header(14),
+          List.of(put("c", 11), delete("a", 12), put("d", 12), delete("c", 14)));
+
+      assertThat(h.journalSince(mark)).containsExactly(
+          "publish UPDATE at 11 [a, b, c]",
+          "publish UPDATE at 12 [b, c, d]",
+          "publish UPDATE at 14 [b, d]");
+    }
+
+    @Test
+    void eventsAtOrBelowTheCheckpointAreIgnoredAsDuplicates() {
+      startWatchingAt10();
+      h.driver.onEvents(h.stream(), header(11), List.of(put("c", 11)));
+      int mark = h.mark();
+
+      h.driver.onEvents(h.stream(), header(11), List.of(delete("a", 10), put("c", 11)));
+
+      assertThat(h.journalSince(mark)).isEmpty();
+      assertThat(h.view.revision()).isEqualTo(11);
+    }
+  }
+
+  @Nested
+  class ProgressNotifications {
+    /** etcd issue 15220: a progress revision can be ahead of events not yet delivered. */
+    @Test
+    void neverAdvanceTheCheckpointSoABreakResumesFromTheLastAppliedRevision() {
+      startWatchingAt10();
+      h.driver.onEvents(h.stream(), header(12), List.of(put("c", 12)));
+
+      h.driver.onProgress(h.stream(), header(1_000));
+
+      assertThat(h.view.revision()).isEqualTo(12);
+      assertThat(h.publisher.last().set().revision()).isEqualTo(12);
+
+      h.driver.onError(h.stream(), UNAVAILABLE, 0, "connection reset");
+      h.timer.advance(h.twin.ceiling(0));
+
+      assertThat(h.io.lastFrom()).isEqualTo(13);
+    }
+  }
+
+  @Nested
+  class BreakingAndResuming {
+    @Test
+    void anUnavailableStreamMarksTheCacheStaleOnceAndKeepsTheSet() {
+      startWatchingAt10();
+      EndpointSet before = h.publisher.last().set();
+      int published = h.publisher.published.size();
+      Instant brokeAt = h.timer.now();
+
+      h.driver.onError(h.stream(), UNAVAILABLE, 0, "etcd unavailable");
+
+      assertThat(h.driver.state()).isEqualTo(State.BROKEN);
+      assertThat(h.driver.isStale()).isTrue();
+      assertThat(h.driver.staleSince()).contains(brokeAt);
+      assertThat(h.publisher.stale).singleElement().satisfies(s -> {
+        assertThat(s.reason()).contains("etcd unavailable");
+        assertThat(s.set()).isSameAs(before);
+        assertThat(s.since()).isEqualTo(brokeAt);
+      });
+      assertThat(h.publisher.published).hasSize(published);
+      assertThat(h.journal).contains("cancel 1");
+    }
+
+    @Test
+    void afterTheBackoffDelayTheWatchResumesFromTheNextRevisionOnANewStream() {
+      startWatchingAt10();
+      h.driver.onEvents(h.stream(), header(11), List.of(put("c", 11)));
+      Duration delay = h.twin.delay(0);
+      h.driver.onError(h.stream(), UNAVAILABLE, 0, "etcd unavailable");
+      int mark = h.mark();
+
+      advanceExactly(delay);
+
+      assertThat(h.journalSince(mark)).containsExactly("watch 2 from 12");
+      assertThat(h.stream()).isEqualTo(2);
+    }
+
+    @Test
+    void aSecondErrorWhileStillBrokenDoesNotReportStaleAgain() {
+      startWatchingAt10();
+      h.driver.onError(h.stream(), UNAVAILABLE, 0, "etcd unavailable");
+      h.timer.advance(h.twin.ceiling(0));
+
+      h.driver.onError(h.stream(), UNAVAILABLE, 0, "still unavailable");
+
+      assertThat(h.publisher.stale).hasSize(1);
+    }
+
+    /** jetcd resumes a broken stream on its own; whatever it delivers there must never reach the view. */
+    @Test
+    void responsesOnTheOldStreamAreIgnored() {
+      startWatchingAt10();
+      h.driver.onError(1, UNAVAILABLE, 0, "etcd unavailable");
+      h.timer.advance(h.twin.ceiling(0));
+      assertThat(h.stream()).isEqualTo(2);
+      int mark = h.mark();
+
+      h.driver.onCreated(1, header(15));
+      h.driver.onEvents(1, header(15), List.of(put("x", 13), delete("a", 15)));
+      h.driver.onProgress(1, header(15));
+      h.driver.onError(1, COMPACTED, 14, "old stream compacted");
+      h.driver.onClosed(1);
+
+      assertThat(h.journalSince(mark)).isEmpty();
+      assertThat(h.view.revision()).isEqualTo(10);
+      assertThat(h.driver.isStale()).isTrue();
+      assertThat(h.driver.state()).isEqualTo(State.WATCHING);
+    }
+
+    @Test
+    void theCreationOfTheNewStreamEndsTheStaleness() {
+      startWatchingAt10();
+      h.driver.onError(h.stream(), UNAVAILABLE, 0, "etcd unavailable");
+      h.timer.advance(ms(100));
+      h.timer.advance(ms(400));
+
+      h.driver.onCreated(h.stream(), header(10));
+
+      assertThat(h.driver.isStale()).isFalse();
+      assertThat(h.driver.staleSince()).isEmpty();
+      assertThat(h.publisher.recovered).singleElement()
+          .satisfies(r -> assertThat(r.staleFor()).isEqualTo(ms(500)));
+    }
+
+    @Test
+    void eventsOnTheNewStreamApplyFromTheCheckpoint() {
+      startWatchingAt10();
+      h.driver.onError(h.stream(), UNAVAILABLE, 0, "etcd unavailable");
+      h.timer.advance(h.twin.ceiling(0));
+      h.driver.onCreated(h.stream(), header(12));
+
+      h.driver.onEvents(h.stream(), header(12), List.of(delete("a", 11), put("c", 12)));
+
+      assertThat(ids(h.publisher.last().set())).containsExactly("b", "c");
+    }
+
+    @Test
+    void aStreamThatEndsWithoutAnErrorIsABreakToo() {
+      startWatchingAt10();
+
+      h.driver.onClosed(h.stream());
+
+      assertThat(h.driver.state()).isEqualTo(State.BROKEN);
+      assertThat(h.driver.isStale()).isTrue();
+      h.timer.advance(h.twin.ceiling(0));
+      assertThat(h.io.lastFrom()).isEqualTo(11);
+    }
+  }
+
+  @Nested
+  class Resyncing {
+    @Test
+    void aCompactedWatchRangesAgainAndReplacesTheSet() {
+      startWatchingAt10();
+      // During the break b was deleted (30) and c registered (40); history up to 50 is compacted.
+      h.io.willRange(60, put("a", 5), put("c", 40));
+      int mark = h.mark();
+
+      h.driver.onError(h.stream(), COMPACTED, 50, "required revision has been compacted");
+
+      assertThat(h.journalSince(mark))
+          .containsExactly("cancel 1", "range", "publish RESYNC at 60 [a, c]", "watch 2 from 61");
+      Published p = h.publisher.last();
+      assertThat(p.delta().removed()).containsExactly(instance("b"));
+      assertThat(p.delta().added()).containsExactly(instance("c"));
+      assertThat(h.driver.resyncCount()).isEqualTo(1);
+      assertThat(h.publisher.stale).isEmpty();
+    }
+
+    @Test
+    void aChangedClusterIdResyncsAndTheNewClusterIsTrustedAfterwards() {
+      startWatchingAt10();
+      long otherCluster = 0xD2D2;
+      h.io.willRange(otherCluster, 3, put("z", 3));
+      int mark = h.mark();
+
+      h.driver.onEvents(h.stream(), new Header(otherCluster, 3), List.of(put("y", 3)));
+
+      assertThat(h.journalSince(mark))
+          .containsExactly("cancel 1", "range", "publish RESYNC at 3 [z]", "watch 2 from 4");
+      assertThat(h.driver.resyncCount()).isEqualTo(1);
+
+      h.driver.onEvents(h.stream(), new Header(otherCluster, 4), List.of(put("y", 4)));
+
+      assertThat(ids(h.publisher.last().set())).containsExactly("y", "z");
+      assertThat(h.driver.resyncCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aHeaderRevisionBelowTheCheckpointResyncs() {
+      startWatchingAt10();
+      h.io.willRange(6, put("a", 5));
+      int mark = h.mark();
+
+      h.driver.onProgress(h.stream(), header(6));
+
+      assertThat(h.journalSince(mark))
+          .containsExactly("cancel 1", "range", "publish RESYNC at 6 [a]", "watch 2 from 7");
+      assertThat(h.driver.resyncCount()).isEqualTo(1);
+    }
+
+    @Test
+    void anUntrustedEventResyncsWithoutPublishingAnyPartOfItsRevision() {
+      startWatchingAt10();
+      Instance billing = Instance.of("billing", "10.0.0.9", 9000).id("e");
+      h.io.willRange(12, put("a", 5), put("b", 7), put("c", 11), put("d", 12));
+      int mark = h.mark();
+
+      h.driver.onEvents(h.stream(), header(12),
+          List.of(put("c", 11), put("d", 12), Endpoints.put(billing, 12)));
+
+      assertThat(h.journalSince(mark)).containsExactly(
+          "publish UPDATE at 11 [a, b, c]", // a whole, trusted revision before the bad one
+          "cancel 1", "range", "publish RESYNC at 12 [a, b, c, d]", "watch 2 from 13");
+      assertThat(h.publisher.published)
+          .noneMatch(p -> p.delta().kind() == EndpointDelta.Kind.UPDATE && p.set().revision() == 12);
+    }
+
+    @Test
+    void aRangeWithAKeyOutsideThePrefixIsNotInstalledAndIsRetriedLater() {
+      startWatchingAt10();
+      Instance billing = Instance.of("billing", "10.0.0.9", 9000).id("e");
+      h.io.willRange(60, put("a", 5), Endpoints.put(billing, 55));
+
+      h.driver.onError(h.stream(), COMPACTED, 50, "compacted");
+
+      assertThat(h.driver.state()).isEqualTo(State.BROKEN);
+      assertThat(h.driver.isStale()).isTrue();
+      assertThat(h.view.revision()).isEqualTo(10);
+      assertThat(ids(h.publisher.last().set())).containsExactly("a", "b");
+      assertThat(h.driver.resyncCount()).isZero();
+
+      // The retry resumes from 11, is told again that 11 is compacted, and ranges again.
+      h.io.willRange(61, put("a", 5));
+      h.timer.advance(h.twin.ceiling(0));
+      assertThat(h.io.lastFrom()).isEqualTo(11);
+      h.driver.onError(h.stream(), COMPACTED, 50, "compacted");
+
+      assertThat(h.publisher.last().delta().kind()).isEqualTo(EndpointDelta.Kind.RESYNC);
+      assertThat(ids(h.publisher.last().set())).containsExactly("a");
+      assertThat(h.io.lastFrom()).isEqualTo(62);
+      assertThat(h.driver.resyncCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aFailedResyncRangeIsABreakAndIsRetried() {
+      startWatchingAt10();
+      h.io.willFailRange("no leader");
+
+      h.driver.onError(h.stream(), COMPACTED, 50, "compacted");
+
+      assertThat(h.driver.state()).isEqualTo(State.BROKEN);
+      assertThat(h.publisher.stale).singleElement().satisfies(s -> assertThat(s.reason()).contains("no leader"));
+      assertThat(ids(h.publisher.last().set())).containsExactly("a", "b");
+    }
+  }
+
+  @Nested
+  class Backoff {
+    @Test
+    void consecutiveFailuresWaitWithinAWindowThatDoublesUpToTheCap() {
+      startWatchingAt10();
+      List<Duration> ceilings = new ArrayList<>();
+      for (int attempt = 0; attempt < 9; attempt++) {
+        Duration ceiling = h.twin.ceiling(attempt);
+        Duration delay = h.twin.delay(attempt);
+        ceilings.add(ceiling);
+        assertThat(delay).isBetween(Duration.ZERO, ceiling);
+        int watches = h.io.watches();
+
+        h.driver.onError(h.stream(), UNAVAILABLE, 0, "connection refused");
+        advanceExactly(delay);
+
+        assertThat(h.io.watches()).as("retry %d after %s", attempt, delay).isEqualTo(watches + 1);
+        assertThat(h.io.lastFrom()).isEqualTo(11);
+      }
+      assertThat(ceilings).containsExactly(ms(100), ms(200), ms(400), ms(800), ms(1600), ms(3200), ms(5000),
+          ms(5000), ms(5000));
+    }
+
+    @Test
+    void fromTheSecondConsecutiveFailedAttemptTheConnectionIsReplacedBeforeRetrying() {
+      startWatchingAt10();
+
+      h.driver.onError(h.stream(), UNAVAILABLE, 0, "connection refused");
+      int mark = h.mark();
+      h.timer.advance(h.twin.ceiling(0));
+      assertThat(h.journalSince(mark)).containsExactly("watch 2 from 11");
+
+      h.driver.onError(h.stream(), UNAVAILABLE, 0, "connection refused");
+      mark = h.mark();
+      h.timer.advance(h.twin.ceiling(1));
+      assertThat(h.journalSince(mark)).containsExactly("resetConnection", "watch 3 from 11");
+
+      h.driver.onError(h.stream(), UNAVAILABLE, 0, "connection refused");
+      mark = h.mark();
+      h.timer.advance(h.twin.ceiling(2));
+      assertThat(h.journalSince(mark)).containsExactly("resetConnection", "watch 4 from 11");
+    }
+
+    /** Fails three times in a row: the next retry would wait up to 800 ms and replace the connection. */
+    private void failThreeTimes() {
+      startWatchingAt10();
+      for (int attempt = 0; attempt < 3; attempt++) {
+        h.twin.delay(attempt); // keep the twin in step
+        h.driver.onError(h.stream(), UNAVAILABLE, 0, "connection refused");
+        h.timer.advance(h.twin.ceiling(attempt));
+      }
+      h.driver.onCreated(h.stream(), header(10));
+    }
+
+    @Test
+    void aWatchThatStayedHealthyForHealthyResetStartsTheBackoffAfresh() {
+      failThreeTimes();
+      h.timer.advance(h.config.healthyReset());
+      Duration delay = h.twin.delay(0);
+
+      h.driver.onError(h.stream(), UNAVAILABLE, 0, "connection reset");
+      int mark = h.mark();
+      advanceExactly(delay);
+
+      assertThat(h.journalSince(mark)).containsExactly("watch 5 from 11");
+    }
+
+    /** Opened is not healthy: only a watch etcd acknowledged counts towards healthyReset. */
+    @Test
+    void aWatchThatWasNeverAcknowledgedDoesNotResetTheBackoffHoweverLongItHung() {
+      startWatchingAt10();
+      for (int attempt = 0; attempt < 3; attempt++) {
+        Duration delay = h.twin.delay(attempt);
+        h.driver.onError(h.stream(), UNAVAILABLE, 0, "connection refused");
+        advanceExactly(delay);
+      }
+      // Watch 4 is never created: the stall check gives up on it after progressInterval + progressTimeout.
+      h.timer.advance(h.config.progressInterval().plus(h.config.progressTimeout()));
+      assertThat(h.driver.state()).isEqualTo(State.BROKEN);
+      Duration delay = h.twin.delay(3);
+      int mark = h.mark();
+
+      advanceExactly(delay);
+
+      assertThat(h.journalSince(mark)).containsExactly("resetConnection", "watch 5 from 11");
+    }
+
+    @Test
+    void aWatchThatFailsBeforeHealthyResetKeepsGrowingTheBackoff() {
+      failThreeTimes();
+      h.timer.advance(h.config.healthyReset().minus(ms(1)));
+      Duration delay = h.twin.delay(3);
+
+      h.driver.onError(h.stream(), UNAVAILABLE, 0, "connection reset");
+      int mark = h.mark();
+      advanceExactly(delay);
+
+      assertThat(h.journalSince(mark)).containsExactly("resetConnection", "watch 5 from 11");
+    }
+  }
+
+  @Nested
+  class Probing {
+    @Test
+    void theFirstSuccessfulProbeBringsALongBackoffForwardToWithinTheProbeJitter() {
+      use(config().backoff(Duration.ofSeconds(20), Duration.ofSeconds(60)).probe(ms(250), ms(500)).build());
+      startWatchingAt10();
+      Duration backoffDelay = h.twin.delay(0);
+      Duration soon = Duration.ofNanos(h.twinRandom.nextLong(ms(500).toNanos() + 1));
+      assertThat(backoffDelay).as("the seed gives a long first delay").isGreaterThan(Duration.ofSeconds(2));
+      h.io.willProbe(false, false, false, true);
+
+      h.driver.onError(h.stream(), UNAVAILABLE, 0, "connection refused");
+      Duration brokeAt = h.timer.elapsed();
+      int mark = h.mark();
+      h.timer.advance(Duration.ofSeconds(1)); // probes at 250, 500 and 750 ms say no; at 1 s yes
+      assertThat(h.journalSince(mark))
+          .startsWith("probe false", "probe false", "probe false", "probe true");
+      h.timer.advance(soon);
+
+      assertThat(h.io.watches()).isEqualTo(2);
+      assertThat(h.io.lastFrom()).isEqualTo(11);
+      assertThat(h.timer.elapsed().minus(brokeAt)).isLessThanOrEqualTo(ms(1500)).isLessThan(backoffDelay);
+    }
+
+    @Test
+    void probesThatFailLeaveTheBackoffAlone() {
+      use(config().backoff(Duration.ofSeconds(20), Duration.ofSeconds(60)).probe(ms(250), ms(500)).build());
+      startWatchingAt10();
+      Duration backoffDelay = h.twin.delay(0);
+
+      h.driver.onError(h.stream(), UNAVAILABLE, 0, "connection refused");
+      h.timer.advance(backoffDelay.minus(NANO));
+      assertThat(h.io.watches()).isEqualTo(1);
+      assertThat(h.journal).contains("probe false").doesNotContain("probe true");
+      h.timer.advance(NANO);
+
+      assertThat(h.io.watches()).isEqualTo(2);
+    }
+
+    @Test
+    void probingStopsOnceWatchingAgain() {
+      use(config().probe(ms(250), ms(500)).build());
+      startWatchingAt10();
+      h.driver.onError(h.stream(), UNAVAILABLE, 0, "connection refused");
+      h.timer.advance(h.twin.ceiling(0));
+      h.driver.onCreated(h.stream(), header(10));
+      int mark = h.mark();
+
+      h.timer.advance(Duration.ofSeconds(5));
+
+      assertThat(h.journalSince(mark)).noneMatch(line -> line.startsWith("probe"));
+    }
+  }
+
+  @Nested
+  class StallDetection {
+    @Test
+    void aSilentWatchGetsAProgressRequestAfterProgressInterval() {
+      startWatchingAt10();
+      int mark = h.mark();
+
+      h.timer.advance(h.config.progressInterval().minus(ms(1)));
+      assertThat(h.journalSince(mark)).isEmpty();
+      h.timer.advance(ms(1));
+
+      assertThat(h.journalSince(mark)).containsExactly("requestProgress 1");
+    }
+
+    @Test
+    void noAnswerWithinProgressTimeoutReplacesTheConnectionAndResumesFromTheNextRevision() {
+      startWatchingAt10();
+      h.driver.onEvents(h.stream(), header(11), List.of(put("c", 11)));
+      int mark = h.mark();
+
+      h.timer.advance(h.config.progressInterval());
+      h.timer.advance(h.config.progressTimeout().minus(ms(1)));
+      assertThat(h.journalSince(mark)).containsExactly("requestProgress 1");
+      h.timer.advance(ms(1));
+
+      assertThat(h.journalSince(mark))
+          .containsExactly("requestProgress 1", "resetConnection", "cancel 1", "stale");
+      assertThat(h.driver.state()).isEqualTo(State.BROKEN);
+      assertThat(h.driver.isStale()).isTrue();
+      assertThat(ids(h.publisher.last().set())).containsExactly("a", "b", "c");
+
+      mark = h.mark();
+      h.timer.advance(h.twin.ceiling(0));
+      assertThat(h.journalSince(mark)).containsExactly("watch 2 from 12");
+    }
+
+    @Test
+    void anAnswerInTimeKeepsTheWatch() {
+      startWatchingAt10();
+      h.timer.advance(h.config.progressInterval());
+      h.timer.advance(h.config.progressTimeout().minus(ms(1)));
+
+      h.driver.onProgress(h.stream(), header(10));
+      h.timer.advance(h.config.progressTimeout());
+
+      assertThat(h.journal).doesNotContain("resetConnection", "cancel 1");
+      assertThat(h.driver.state()).isEqualTo(State.WATCHING);
+      assertThat(h.driver.isStale()).isFalse();
+      assertThat(h.driver.lastEventAge()).isLessThan(h.config.progressInterval());
+    }
+
+    @Test
+    void eventsAreProofOfLifeToo() {
+      startWatchingAt10();
+      for (long revision = 11; revision < 21; revision++) {
+        h.timer.advance(Duration.ofSeconds(6));
+        h.driver.onEvents(h.stream(), header(revision), List.of(put("c", revision)));
+      }
+
+      assertThat(h.journal).noneMatch(line -> line.startsWith("requestProgress"));
+      assertThat(h.driver.state()).isEqualTo(State.WATCHING);
+    }
+  }
+
+  @Nested
+  class DiskSnapshot {
+    private final MemoryStore store =
+        new MemoryStore(EndpointSet.of(8, List.of(instance("a"), instance("b"), instance("old"))));
+
+    @Test
+    void whenTheFirstRangeFailsTheSavedSetIsServedAsStaleThenReplacedByEtcdsTruth() {
+      h = new DriverHarness(config().build(), store);
+      h.io.willFailRange("connection refused");
+
+      h.driver.start();
+
+      // The stale flag is up before the disk set becomes visible (no reader sees it as fresh); the stale
+      // notification follows the publish so that it carries the set actually served.
+      assertThat(h.journal).containsExactly("range", "publish SNAPSHOT at 8 [a, b, old]", "stale");
+      assertThat(h.driver.isStale()).isTrue();
+      assertThat(h.publisher.stale).singleElement().satisfies(s -> assertThat(s.set().size()).isEqualTo(3));
+      assertThat(h.publisher.stale).singleElement()
+          .satisfies(s -> assertThat(s.reason()).contains("connection refused"));
+
+      h.io.willRange(12, put("a", 5), put("c", 11));
+      int mark = h.mark();
+      h.timer.advance(h.twin.ceiling(0));
+
+      assertThat(h.journalSince(mark)).containsExactly("range", "publish RESYNC at 12 [a, c]", "watch 1 from 13");
+      Published p = h.publisher.last();
+      assertThat(p.delta().removed()).containsExactlyInAnyOrder(instance("b"), instance("old"));
+      assertThat(p.delta().added()).containsExactly(instance("c"));
+
+      h.driver.onCreated(h.stream(), header(12));
+      assertThat(h.driver.isStale()).isFalse();
+      assertThat(h.publisher.recovered).hasSize(1);
+    }
+
+    @Test
+    void withoutASavedSetNothingIsPublishedUntilTheFirstRangeSucceeds() {
+      h.io.willFailRange("connection refused");
+      h.driver.start();
+      assertThat(h.publisher.published).isEmpty();
+      assertThat(h.driver.isStale()).isTrue();
+
+      h.io.willRange(12, put("a", 5));
+      h.timer.advance(h.twin.ceiling(0));
+
+      assertThat(h.publisher.last().delta().kind()).isEqualTo(EndpointDelta.Kind.SNAPSHOT);
+      assertThat(h.io.lastFrom()).isEqualTo(13);
+    }
+
+    @Test
+    void publishedSetsAreSavedDebouncedAndOnClose() {
+      MemoryStore empty = new MemoryStore(null);
+      h = new DriverHarness(config().snapshotFile(Path.of("unused.json")).snapshotDebounce(Duration.ofSeconds(1))
+          .build(), empty);
+      startWatchingAt10();
+      h.driver.onEvents(h.stream(), header(11), List.of(put("c", 11)));
+      assertThat(empty.saved).isEmpty();
+
+      h.timer.advance(Duration.ofSeconds(1));
+      assertThat(empty.saved).singleElement().satisfies(s -> assertThat(s.revision()).isEqualTo(11));
+
+      h.driver.onEvents(h.stream(), header(12), List.of(put("d", 12)));
+      h.driver.close();
+      assertThat(empty.saved).hasSize(2).last().satisfies(s -> assertThat(ids(s)).containsExactly("a", "b", "c", "d"));
+    }
+  }
+
+  @Nested
+  class MassRemovalGuard {
+    private void startWithFourInstances() {
+      use(config().massRemovalGuard(50, Duration.ofSeconds(30)).progressInterval(Duration.ofMinutes(5)).build());
+      h.io.willRange(10, put("a", 5), put("b", 6), put("c", 7), put("d", 8));
+      h.driver.start();
+      h.driver.onCreated(h.stream(), header(10));
+    }
+
+    @Test
+    void aRevisionRemovingMostInstancesIsHeldThenPublishedWhenTheHoldEnds() {
+      startWithFourInstances();
+      int mark = h.mark();
+
+      h.driver.onEvents(h.stream(), header(11), List.of(delete("a", 11), delete("b", 11), delete("c", 11)));
+
+      assertThat(h.journalSince(mark)).containsExactly("held 3");
+      assertThat(h.publisher.held).singleElement().satisfies(held -> {
+        assertThat(ids(held.kept())).containsExactly("a", "b", "c", "d");
+        assertThat(held.holdFor()).isEqualTo(Duration.ofSeconds(30));
+      });
+      assertThat(h.view.revision()).isEqualTo(11);
+      assertThat(h.driver.isHolding()).isTrue();
+
+      h.timer.advance(Duration.ofSeconds(30).minus(ms(1)));
+      assertThat(h.journalSince(mark)).containsExactly("held 3");
+      h.timer.advance(ms(1));
+
+      assertThat(h.journalSince(mark)).containsExactly("held 3", "publish UPDATE at 11 [d]");
+      assertThat(h.publisher.last().delta().removed())
+          .containsExactlyInAnyOrder(instance("a"), instance("b"), instance("c"));
+      assertThat(h.driver.isHolding()).isFalse();
+    }
+
+    @Test
+    void theHoldEndsEarlyWhenALaterRevisionBringsTheRemovalWithinTheThreshold() {
+      startWithFourInstances();
+      h.driver.onEvents(h.stream(), header(11), List.of(delete("a", 11), delete("b", 11), delete("c", 11)));
+      h.timer.advance(Duration.ofSeconds(5));
+      int mark = h.mark();
+
+      h.driver.onEvents(h.stream(), header(12), List.of(put("a", 12), put("b", 12)));
+
+      assertThat(h.journalSince(mark)).containsExactly("publish UPDATE at 12 [a, b, d]");
+      assertThat(h.publisher.last().delta().removed()).containsExactly(instance("c"));
+      assertThat(h.publisher.last().delta().added()).isEmpty();
+      assertThat(h.driver.isHolding()).isFalse();
+
+      h.timer.advance(Duration.ofSeconds(60));
+      assertThat(h.journalSince(mark)).containsExactly("publish UPDATE at 12 [a, b, d]");
+    }
+
+    @Test
+    void furtherRevisionsThatStillRemoveTooManyKeepHoldingWithoutExtendingTheHold() {
+      startWithFourInstances();
+      h.driver.onEvents(h.stream(), header(11), List.of(delete("a", 11), delete("b", 11), delete("c", 11)));
+      h.timer.advance(Duration.ofSeconds(20));
+
+      h.driver.onEvents(h.stream(), header(12), List.of(put("e", 12)));
+      assertThat(h.publisher.published).hasSize(1);
+      h.timer.advance(Duration.ofSeconds(10));
+
+      assertThat(ids(h.publisher.last().set())).containsExactly("d", "e");
+      assertThat(h.publisher.held).hasSize(1);
+    }
+
+    @Test
+    void aRemovalWithinTheThresholdIsPublishedAtOnce() {
+      startWithFourInstances();
+
+      h.driver.onEvents(h.stream(), header(11), List.of(delete("a", 11), delete("b", 11)));
+
+      assertThat(ids(h.publisher.last().set())).containsExactly("c", "d");
+      assertThat(h.publisher.held).isEmpty();
+    }
+  }
+
+  @Nested
+  class FromNowNegativeControl {
+    @Test
+    void resumesFromNowWithoutARangeAndSoMissesADeleteMadeDuringTheBreak() {
+      use(config().resumePolicy(CacheConfig.ResumePolicy.FROM_NOW_NEGATIVE_CONTROL).build());
+      startWatchingAt10();
+      h.driver.onError(h.stream(), UNAVAILABLE, 0, "etcd unavailable");
+      // Meanwhile b is deleted at revision 12; a watch from "now" never hears of it.
+      int mark = h.mark();
+
+      h.timer.advance(h.twin.ceiling(0));
+      h.driver.onCreated(h.stream(), header(12));
+      h.driver.onEvents(h.stream(), header(13), List.of(put("c", 13)));
+
+      assertThat(h.journalSince(mark)).startsWith("watch 2 from 0");
+      assertThat(h.io.rangeCalls()).isEqualTo(1);
+      assertThat(ids(h.publisher.last().set())).as("b is still served: the negative control misses it")
+          .containsExactly("a", "b", "c");
+    }
+
+    @Test
+    void evenACompactionOnlyReopensFromNow() {
+      use(config().resumePolicy(CacheConfig.ResumePolicy.FROM_NOW_NEGATIVE_CONTROL).build());
+      startWatchingAt10();
+      int mark = h.mark();
+
+      h.driver.onError(h.stream(), COMPACTED, 50, "compacted");
+
+      assertThat(h.journalSince(mark)).containsExactly("cancel 1", "watch 2 from 0");
+      assertThat(h.driver.resyncCount()).isZero();
+    }
+  }
+
+  @Nested
+  class Closing {
+    @Test
+    void cancelsTheStreamAndStopsEveryTimer() {
+      startWatchingAt10();
+      int mark = h.mark();
+
+      h.driver.close();
+
+      assertThat(h.journalSince(mark)).containsExactly("cancel 1");
+      assertThat(h.driver.state()).isEqualTo(State.CLOSED);
+      assertThat(h.timer.pendingTasks()).isZero();
+
+      h.timer.advance(Duration.ofMinutes(10));
+      h.driver.onEvents(1, header(11), List.of(put("c", 11)));
+      assertThat(h.journalSince(mark)).containsExactly("cancel 1");
+    }
+
+    @Test
+    void whileBrokenCancelsThePendingRetryAndProbes() {
+      use(config().probe(ms(250), ms(500)).build());
+      startWatchingAt10();
+      h.driver.onError(h.stream(), UNAVAILABLE, 0, "etcd unavailable");
+      int mark = h.mark();
+
+      h.driver.close();
+      h.timer.advance(Duration.ofMinutes(1));
+
+      assertThat(h.journalSince(mark)).isEmpty();
+      assertThat(h.timer.pendingTasks()).isZero();
+    }
+
+    @Test
+    void whileHoldingCancelsTheHoldRelease() {
+      use(config().massRemovalGuard(50, Duration.ofSeconds(30)).build());
+      h.io.willRange(10, put("a", 5), put("b", 6));
+      h.driver.start();
+      h.driver.onEvents(h.stream(), header(11), List.of(delete("a", 11), delete("b", 11)));
+      assertThat(h.driver.isHolding()).isTrue();
+
+      h.driver.close();
+
+      assertThat(h.timer.pendingTasks()).isZero();
+    }
+
+    @Test
+    void cancelsAPendingDebouncedSaveAndSavesOnceItself() {
+      MemoryStore store = new MemoryStore(null);
+      h = new DriverHarness(config().snapshotFile(Path.of("unused.json")).build(), store);
+      startWatchingAt10();
+
+      h.driver.close();
+
+      assertThat(h.timer.pendingTasks()).isZero();
+      h.timer.advance(Duration.ofMinutes(1));
+      assertThat(store.saved).hasSize(1);
+    }
+
+    @Test
+    void isIdempotent() {
+      startWatchingAt10();
+      h.driver.close();
+      int mark = h.mark();
+
+      h.driver.close();
+
+      assertThat(h.journalSince(mark)).isEmpty();
+    }
+  }
+
+  /** A {@link SnapshotStore} in memory: loads what it was given, keeps what it is asked to save. */
+  static final class MemoryStore implements SnapshotStore {
+    final List<EndpointSet> saved = new ArrayList<>();
+    private final EndpointSet initial;
+
+    MemoryStore(EndpointSet initial) {
+      this.initial = initial;
+    }
+
+    @Override
+    public Optional<EndpointSet> load() {
+      return saved.isEmpty() ? Optional.ofNullable(initial) : Optional.of(saved.get(saved.size() - 1));
+    }
+
+    @Override
+    public void save(EndpointSet set) {
+      saved.add(set);
+    }
+  }
+}

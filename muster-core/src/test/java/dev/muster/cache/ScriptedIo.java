@@ -1,0 +1,125 @@
+package dev.muster.cache;
+
+import dev.muster.cache.CacheDriver.CacheIoException;
+import dev.muster.cache.CacheDriver.Range;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * A {@link CacheDriver.Io} that plays a script: each {@link #range()} takes the next scripted result (a range or a
+ * failure), each {@link #probe()} the next scripted answer (false when none is left). Every call is written to the
+ * shared journal, e.g. {@code "range"}, {@code "watch 2 from 11"}, {@code "cancel 1"}.
+ */
+final class ScriptedIo implements CacheDriver.Io {
+  static final long CLUSTER = 0xC1C1;
+
+  private final List<String> journal;
+  private final Deque<Supplier<Range>> ranges = new ArrayDeque<>();
+  private final Deque<Boolean> probes = new ArrayDeque<>();
+  private long lastStream;
+  private long lastFrom = -1;
+  private int watches;
+  private int resets;
+  private int rangeCalls;
+
+  ScriptedIo(List<String> journal) {
+    this.journal = journal;
+  }
+
+  /** The next range reads {@code records} at {@code revision} in cluster {@link #CLUSTER}. */
+  ScriptedIo willRange(long revision, CacheRecord... records) {
+    return willRange(CLUSTER, revision, records);
+  }
+
+  ScriptedIo willRange(long clusterId, long revision, CacheRecord... records) {
+    Range range = new Range(revision, clusterId, List.of(records));
+    ranges.add(() -> range);
+    return this;
+  }
+
+  ScriptedIo willFailRange(String why) {
+    ranges.add(() -> {
+      throw new CacheIoException(why, null);
+    });
+    return this;
+  }
+
+  ScriptedIo willProbe(boolean... answers) {
+    for (boolean a : answers) {
+      probes.add(a);
+    }
+    return this;
+  }
+
+  @Override
+  public Range range() {
+    journal.add("range");
+    rangeCalls++;
+    Supplier<Range> next = ranges.poll();
+    if (next == null) {
+      throw new AssertionError("range() called but none is scripted");
+    }
+    return next.get();
+  }
+
+  @Override
+  public void watch(long stream, long fromRevision) {
+    journal.add("watch " + stream + " from " + fromRevision);
+    lastStream = stream;
+    lastFrom = fromRevision;
+    watches++;
+  }
+
+  @Override
+  public void cancel(long stream) {
+    journal.add("cancel " + stream);
+  }
+
+  @Override
+  public void requestProgress(long stream) {
+    journal.add("requestProgress " + stream);
+  }
+
+  @Override
+  public void resetConnection() {
+    journal.add("resetConnection");
+    resets++;
+  }
+
+  @Override
+  public boolean probe() {
+    Boolean answer = probes.poll();
+    boolean ok = answer != null && answer;
+    journal.add("probe " + ok);
+    return ok;
+  }
+
+  /** The stream number of the last watch opened. */
+  long lastStream() {
+    return lastStream;
+  }
+
+  /** Where the last watch started (0: now), -1 before the first. */
+  long lastFrom() {
+    return lastFrom;
+  }
+
+  int watches() {
+    return watches;
+  }
+
+  int resets() {
+    return resets;
+  }
+
+  int rangeCalls() {
+    return rangeCalls;
+  }
+
+  List<String> calls() {
+    return new ArrayList<>(journal);
+  }
+}
