@@ -13,6 +13,10 @@ import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+/*
+ * Longer than our 500-line guide: the transitions and the I/O contract they drive (Io, Timer, Publisher) are
+ * meant to be read together, in one place; the mass-removal guard and the apply logic live in their own files.
+ */
 /**
  * The consumer's state machine (SPEC §4, seed 000 figure 16-3), with its I/O behind {@link Io} so the same code
  * runs against etcd and against scripted streams on a fake clock.
@@ -115,6 +119,7 @@ public final class CacheDriver {
   private final Backoff backoff;
   private final Publisher publisher;
   private final SnapshotStore store;
+  private final MassRemovalGuard guard;
 
   // Driver-thread state.
   private State state = State.NEW;
@@ -136,7 +141,6 @@ public final class CacheDriver {
   private Runnable pendingRetry;
   private long retryAtNanos;
   private boolean lastProbeOk;
-  private boolean holding;
 
   // Read from any thread.
   private volatile boolean stale;
@@ -157,6 +161,7 @@ public final class CacheDriver {
     this.backoff = Objects.requireNonNull(backoff, "backoff");
     this.publisher = Objects.requireNonNull(publisher, "publisher");
     this.store = store == null ? SnapshotStore.NONE : store;
+    this.guard = new MassRemovalGuard(config.massRemovalPercent());
     this.lastActivityNanos = nanoTime.getAsLong();
   }
 
@@ -494,10 +499,19 @@ public final class CacheDriver {
   // ---- publishing, mass-removal guard, disk snapshot -----------------------------------------------
 
   private void offer(EndpointSet set, EndpointDelta delta) {
-    if (guardHolds(set, delta)) {
-      return;
+    MassRemovalGuard.Decision d = guard.judge(published, set, delta, !everPublished);
+    switch (d.verdict()) {
+      case PUBLISH -> publishNow(set, d.delta());
+      case RELEASE -> {
+        cancelHoldRelease.run();
+        publishNow(set, d.delta());
+      }
+      case HOLD_START -> {
+        publisher.held(published, d.removed(), config.massRemovalHold());
+        cancelHoldRelease = timer.schedule(this::releaseHold, config.massRemovalHold());
+      }
+      case HOLD -> { }
     }
-    publishNow(set, delta);
   }
 
   private void publishNow(EndpointSet set, EndpointDelta delta) {
@@ -507,49 +521,16 @@ public final class CacheDriver {
     scheduleSave();
   }
 
-  /**
-   * The mass-removal guard: one change that would remove more than {@code massRemovalPercent} of the published
-   * set is held (the last good set stays published) for at most {@code massRemovalHold}; if later changes bring the
-   * set back within the threshold, the hold ends early. Either way the view (and the checkpoint) keep advancing.
-   */
-  private boolean guardHolds(EndpointSet set, EndpointDelta delta) {
-    if (config.massRemovalPercent() == 0 || !everPublished) {
-      return false;
-    }
-    EndpointDelta fromPublished = holding || delta.kind() != EndpointDelta.Kind.UPDATE
-        ? EndpointDelta.between(delta.kind(), published, set) : delta;
-    int removed = fromPublished.removed().size();
-    boolean tooMany = !published.isEmpty() && removed * 100 > config.massRemovalPercent() * published.size();
-    if (tooMany && !holding) {
-      holding = true;
-      publisher.held(published, removed, config.massRemovalHold());
-      cancelHoldRelease = timer.schedule(this::releaseHold, config.massRemovalHold());
-      return true;
-    }
-    if (tooMany) {
-      return true;
-    }
-    if (holding) {
-      holding = false;
-      cancelHoldRelease.run();
-      publishNow(set, fromPublished);
-      return true;
-    }
-    return false;
-  }
-
   private void releaseHold() {
-    if (!holding) {
-      return;
+    if (guard.expire()) {
+      EndpointSet truth = view.current();
+      publishNow(truth, EndpointDelta.between(EndpointDelta.Kind.UPDATE, published, truth));
     }
-    holding = false;
-    EndpointSet truth = view.current();
-    publishNow(truth, EndpointDelta.between(EndpointDelta.Kind.UPDATE, published, truth));
   }
 
   /** True while the mass-removal guard holds back a change. */
   public boolean isHolding() {
-    return holding;
+    return guard.isHolding();
   }
 
   private void scheduleSave() {
