@@ -14,7 +14,8 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Service discovery for Java on etcd.",
-    subcommands = {EtcdCommand.class, LabCommand.class, CommandLine.HelpCommand.class},
+    subcommands = {RegisterCommand.class, LsCommand.class, EtcdCommand.class, LabCommand.class,
+        CommandLine.HelpCommand.class},
     usageHelpAutoWidth = true)
 public final class Main implements Runnable {
   @CommandLine.Spec

@@ -1,0 +1,57 @@
+package dev.muster.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.muster.registry.Instance;
+import dev.muster.registry.RegistrationEvent;
+import java.time.Instant;
+
+/** The JSON lines of {@code muster register} and {@code muster ls --json} (SPEC §7). Stateless. */
+final class EventLines {
+  private EventLines() {}
+
+  /**
+   * {@code {"event":"registered","ts":"...","id":"...","service":"...","lease":123,"lease_hex":"7b",
+   * "revision":42,"detail":"..."}}; the lease also in hex because that is how etcdctl takes it.
+   */
+  static ObjectNode of(RegistrationEvent event, Instance instance) {
+    ObjectNode node = JsonLines.event(event.type().wireName(), event.ts());
+    node.put("id", event.id());
+    node.put("service", instance.service());
+    node.put("lease", event.lease());
+    node.put("lease_hex", Long.toHexString(event.lease()));
+    node.put("revision", event.revision());
+    node.put("detail", event.detail());
+    return node;
+  }
+
+  /** One instance of a listing at {@code revision}: {@code {"event":"instance",...,"revision":N}}. */
+  static ObjectNode of(Instance instance, long revision, Instant now) {
+    ObjectNode node = JsonLines.event("instance", now);
+    node.put("id", instance.id());
+    node.put("namespace", instance.namespace());
+    node.put("service", instance.service());
+    node.put("version", instance.version());
+    node.put("address", instance.address());
+    node.put("port", instance.port());
+    node.put("state", instance.state().name());
+    node.put("weight", instance.weight());
+    node.put("zone", instance.zone());
+    node.put("region", instance.region());
+    ArrayNode tags = node.putArray("tags");
+    instance.tags().forEach(tags::add);
+    ObjectNode metadata = node.putObject("metadata");
+    instance.metadata().forEach(metadata::put);
+    node.put("revision", revision);
+    return node;
+  }
+
+  /** A key under the prefix whose value did not decode: {@code {"event":"malformed","key":...,"reason":...}}. */
+  static ObjectNode malformed(String key, String reason, long revision, Instant now) {
+    ObjectNode node = JsonLines.event("malformed", now);
+    node.put("key", key);
+    node.put("reason", reason);
+    node.put("revision", revision);
+    return node;
+  }
+}

@@ -1,0 +1,166 @@
+package dev.muster.cli;
+
+import dev.muster.InvalidInputException;
+import dev.muster.etcd.EtcdRegistry;
+import dev.muster.registry.Instance;
+import dev.muster.registry.RegistrarConfig;
+import dev.muster.registry.Registration;
+import dev.muster.registry.RegistrationEvent;
+import dev.muster.registry.RegistrationState;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code muster register}: registers one instance and keeps its lease alive in the foreground, printing every
+ * registration event as a JSON line (SPEC §3, §7). SIGTERM or SIGINT runs the registrar's shutdown hook, which
+ * publishes DRAINING, waits the drain period and revokes the lease; the process then exits (143 or 130).
+ *
+ * <p>Everything is validated before etcd is contacted, so bad input exits 2 at once. The main thread only waits:
+ * events are printed on the registrar's thread (and, on shutdown, the hook's).
+ */
+@Command(
+    name = "register",
+    description = {
+        "Register an instance under a lease and keep it alive until SIGTERM/SIGINT, then drain and revoke.",
+        "Prints one JSON line per event (registered, unreachable, reconnected, lease_lost, reregistered, draining,"
+            + " revoked, failed)."})
+final class RegisterCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Mixin
+  CommonOptions common;
+
+  @Option(names = "--service", required = true, paramLabel = "NAME", description = "Service name.")
+  String service;
+
+  @Option(names = "--address", required = true, paramLabel = "HOST:PORT",
+      description = "Where callers reach the instance, e.g. 10.0.0.7:8080 or [fd00::7]:8080.")
+  String address;
+
+  @Option(names = "--id", paramLabel = "ID", description = "Instance id (default: HOST-PORT-6 random hex).")
+  String id;
+
+  @Option(names = "--version", paramLabel = "VERSION", defaultValue = Instance.DEFAULT_VERSION,
+      description = "Service version (default ${DEFAULT-VALUE}).")
+  String version;
+
+  @Option(names = "--zone", paramLabel = "ZONE", description = "Zone, for zone-aware balancing.")
+  String zone;
+
+  @Option(names = "--region", paramLabel = "REGION", description = "Region.")
+  String region;
+
+  @Option(names = "--weight", paramLabel = "N", defaultValue = "" + Instance.DEFAULT_WEIGHT,
+      description = "Balancing weight 0-" + Instance.MAX_WEIGHT + " (default ${DEFAULT-VALUE}).")
+  int weight;
+
+  @Option(names = "--tag", paramLabel = "TAG", description = "A tag; repeat for more.")
+  List<String> tags = new ArrayList<>();
+
+  @Option(names = "--meta", paramLabel = "KEY=VALUE", description = "A metadata entry; repeat for more.")
+  List<String> meta = new ArrayList<>();
+
+  @Option(names = "--ttl", paramLabel = "DURATION", defaultValue = "15s", converter = DurationConverter.class,
+      description = "Lease TTL, whole seconds, at least 2s (default ${DEFAULT-VALUE}).")
+  Duration ttl;
+
+  @Option(names = "--keepalive", paramLabel = "DURATION", converter = DurationConverter.class,
+      description = "Time between keepalives (default TTL/3).")
+  Duration keepalive;
+
+  @Option(names = "--drain", paramLabel = "DURATION", converter = DurationConverter.class,
+      description = "How long to stay DRAINING before revoking on SIGTERM (default 2 x keepalive).")
+  Duration drain;
+
+  @Option(names = "--no-reregister", description = "On lease loss keep renewing the dead lease instead of"
+      + " registering again (the lab's negative control).")
+  boolean noReregister;
+
+  @Option(names = "--max-failures", paramLabel = "N", defaultValue = "0",
+      description = "Exit 1 after N consecutive failed calls to etcd; 0 retries forever (default ${DEFAULT-VALUE}).")
+  int maxFailures;
+
+  @Option(names = "--start-timeout", paramLabel = "DURATION", defaultValue = "10s",
+      converter = DurationConverter.class,
+      description = "How long to keep trying to reach etcd at start before exiting 4 (default ${DEFAULT-VALUE}).")
+  Duration startTimeout;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    Instance instance = instance();
+    RegistrarConfig config = RegistrarConfig.builder()
+        .ttl(ttl).keepaliveInterval(keepalive).drain(drain).reregister(!noReregister).maxFailures(maxFailures)
+        .startTimeout(startTimeout).shutdownHook(true).build();
+    PrintWriter out = spec.commandLine().getOut();
+    CompletableFuture<RegistrationEvent> ended = new CompletableFuture<>();
+    EtcdRegistry registry = EtcdRegistry.connect(common.etcdConfig());
+    Registration registration;
+    try {
+      registration = registry.register(instance, config, event -> {
+        JsonLines.print(out, EventLines.of(event, instance));
+        if (event.type() == RegistrationEvent.Type.FAILED || event.type() == RegistrationEvent.Type.REVOKED) {
+          ended.complete(event);
+        }
+      });
+    } catch (RuntimeException e) {
+      registry.close();
+      throw e;
+    }
+    RegistrationEvent last = awaitEnd(ended);
+    if (registration.state() != RegistrationState.FAILED) {
+      return 0; // closed by the shutdown hook; the JVM is exiting with the signal's status
+    }
+    spec.commandLine().getErr().println("muster: registration of " + instance.key().path() + " failed: "
+        + last.detail());
+    registry.close(); // revoke the lease if etcd still has it, and remove the shutdown hook
+    return Errors.FAILURE;
+  }
+
+  Instance instance() {
+    HostPort hostPort = HostPort.parse(address);
+    Instance instance = Instance.of(service, hostPort.host(), hostPort.port());
+    if (id != null) {
+      instance = instance.id(id);
+    }
+    return instance.namespace(common.namespace).version(version).zone(zone).region(region).weight(weight)
+        .tags(tags).metadata(metadata(meta));
+  }
+
+  /** Parses repeated {@code --meta KEY=VALUE}; a key given twice is an error, not a silent overwrite. */
+  static Map<String, String> metadata(List<String> entries) {
+    Map<String, String> metadata = new TreeMap<>();
+    for (String entry : entries) {
+      int eq = entry.indexOf('=');
+      if (eq < 0) {
+        throw new InvalidInputException("--meta", entry, "write it as KEY=VALUE (the value may be empty)");
+      }
+      String key = entry.substring(0, eq);
+      if (metadata.putIfAbsent(key, entry.substring(eq + 1)) != null) {
+        throw InvalidInputException.withMessage("--meta", entry, "--meta key \"" + key + "\" is given twice: give"
+            + " each key once");
+      }
+    }
+    return metadata;
+  }
+
+  private static RegistrationEvent awaitEnd(CompletableFuture<RegistrationEvent> ended) throws InterruptedException {
+    try {
+      return ended.get();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("the registration listener failed", e.getCause());
+    }
+  }
+}
