@@ -28,6 +28,13 @@ final class EventLines {
   /** One instance of a listing at {@code revision}: {@code {"event":"instance",...,"revision":N}}. */
   static ObjectNode of(Instance instance, long revision, Instant now) {
     ObjectNode node = JsonLines.event("instance", now);
+    describe(node, instance);
+    node.put("revision", revision);
+    return node;
+  }
+
+  /** Writes an instance's fields (SPEC §7's instance object) into {@code node}; returns it. */
+  static ObjectNode describe(ObjectNode node, Instance instance) {
     node.put("id", instance.id());
     node.put("namespace", instance.namespace());
     node.put("service", instance.service());
@@ -42,7 +49,6 @@ final class EventLines {
     instance.tags().forEach(tags::add);
     ObjectNode metadata = node.putObject("metadata");
     instance.metadata().forEach(metadata::put);
-    node.put("revision", revision);
     return node;
   }
 

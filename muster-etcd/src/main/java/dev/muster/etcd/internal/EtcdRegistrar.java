@@ -80,6 +80,7 @@ public final class EtcdRegistrar implements Registration {
   private final ScheduledExecutorService loop;
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
   private final Thread shutdownHook;
+  private final java.util.concurrent.CountDownLatch registered = new java.util.concurrent.CountDownLatch(1);
 
   private volatile Instance instance;
   private volatile long leaseId;
@@ -90,6 +91,8 @@ public final class EtcdRegistrar implements Registration {
   private ScheduledFuture<?> pending;
   /** Leases granted by the current (re-)registration attempt; kept across retries until one succeeds. */
   private final List<Long> granted = new ArrayList<>();
+
+  private boolean failedBeforeClose;
 
   // Guarded by this.
   private boolean closeRequested;
@@ -111,6 +114,12 @@ public final class EtcdRegistrar implements Registration {
     });
     this.shutdownHook = config.shutdownHook() ? new Thread(this::closeFromHook, "muster-registrar-stop-"
         + instance.id()) : null;
+    // The hook is in place before the first grant, so a SIGTERM that arrives while register() is still running
+    // revokes what it created. Its close task queues behind this gate until register() has finished.
+    loop.execute(this::awaitRegistered);
+    if (shutdownHook != null) {
+      Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
   }
 
   /**
@@ -121,7 +130,14 @@ public final class EtcdRegistrar implements Registration {
       RegistrarConfig config, RegistrationListener listener, Clock clock, RandomGenerator random) {
     Objects.requireNonNull(instance, "instance");
     EtcdRegistrar r = new EtcdRegistrar(connection, layout, instance, config, listener, clock, random);
-    r.registerFirst();
+    try {
+      r.registerFirst();
+    } catch (RuntimeException e) {
+      r.abandon();
+      throw e;
+    } finally {
+      r.registered.countDown();
+    }
     return r;
   }
 
@@ -190,12 +206,10 @@ public final class EtcdRegistrar implements Registration {
       } catch (EtcdCallException e) {
         if (e.kind() != Kind.UNAVAILABLE) {
           revokeAllBut(client, 0);
-          loop.shutdownNow();
           throw new RegistryUnavailableException("etcd at " + endpoints() + " refused to register " + key + ": "
               + e.getMessage(), e);
         }
         if (System.nanoTime() - deadline > 0) {
-          loop.shutdownNow();
           throw new RegistryUnavailableException("etcd at " + endpoints() + " did not answer within "
               + config.startTimeout().toMillis() + " ms (" + e.getMessage() + "): start etcd (./muster etcd)"
               + " or check --endpoints", e);
@@ -204,11 +218,16 @@ public final class EtcdRegistrar implements Registration {
           connection.reset(client);
         }
         sleep(backoff.delay(attempt - 1));
-      } catch (RuntimeException e) {
-        loop.shutdownNow();
-        throw e;
       }
     }
+  }
+
+  /** Registration failed: nothing to keep alive or revoke; release the thread, the hook and any waiter. */
+  private void abandon() {
+    state = RegistrationState.CLOSED;
+    closed.complete(null);
+    removeShutdownHook();
+    loop.shutdownNow();
   }
 
   /**
@@ -251,9 +270,6 @@ public final class EtcdRegistrar implements Registration {
   }
 
   private void startLoop() {
-    if (shutdownHook != null) {
-      Runtime.getRuntime().addShutdownHook(shutdownHook);
-    }
     schedule(this::keepalive, config.keepaliveInterval());
   }
 
@@ -390,6 +406,7 @@ public final class EtcdRegistrar implements Registration {
     }
     cancelPending();
     if (state == RegistrationState.FAILED) {
+      failedBeforeClose = true;
       finishClose();
       return;
     }
@@ -437,6 +454,9 @@ public final class EtcdRegistrar implements Registration {
     } catch (EtcdCallException e) {
       if (e.kind() == Kind.LEASE_NOT_FOUND) {
         emit(Type.REVOKED, lease, 0, "the lease had already ended");
+      } else if (failedBeforeClose) {
+        log.info("could not revoke lease {} of failed registration {}: {}", Long.toHexString(lease), key,
+            e.getMessage()); // FAILED was already reported once
       } else {
         emit(Type.FAILED, lease, 0, "could not revoke the lease (" + e.getMessage() + "); the key expires with it"
             + " within " + config.ttl().toSeconds() + "s");
@@ -503,6 +523,14 @@ public final class EtcdRegistrar implements Registration {
       listener.onEvent(event);
     } catch (RuntimeException e) {
       log.warn("registration listener threw on {}; ignored", type, e);
+    }
+  }
+
+  private void awaitRegistered() {
+    try {
+      registered.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

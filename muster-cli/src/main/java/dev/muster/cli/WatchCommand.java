@@ -1,0 +1,179 @@
+package dev.muster.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.muster.RegistryUnavailableException;
+import dev.muster.cache.CacheConfig;
+import dev.muster.cache.EndpointCache;
+import dev.muster.cache.EndpointDelta;
+import dev.muster.cache.EndpointListener;
+import dev.muster.cache.EndpointSet;
+import dev.muster.etcd.EtcdRegistry;
+import dev.muster.registry.Instance;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code muster watch SERVICE}: runs an endpoint cache and prints its set on every change (SPEC §7). With
+ * {@code --json}, one object per line: {@code snapshot}, {@code update}, {@code resync}, {@code stale},
+ * {@code recovered}, each with {@code ts}, {@code revision} and the full instance list. Runs until Ctrl-C/SIGTERM.
+ */
+@Command(name = "watch", description = "Watch SERVICE through an endpoint cache and print its set on every change.")
+final class WatchCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Mixin
+  CommonOptions common;
+
+  @Parameters(index = "0", paramLabel = "SERVICE", description = "The service to watch.")
+  String service;
+
+  @Option(names = "--version", paramLabel = "V", description = "Watch one version only (default: every version).")
+  String version;
+
+  @Option(names = "--json", description = "One JSON object per change and line.")
+  boolean json;
+
+  @Option(names = "--snapshot-file", paramLabel = "FILE",
+      description = "Keep the last set in FILE; started while etcd is down, serve it (as stale) until etcd answers.")
+  Path snapshotFile;
+
+  @Option(names = "--progress-interval", paramLabel = "D", defaultValue = "10s", converter = DurationConverter.class,
+      description = "Silence this long while watching: ask etcd for progress (default ${DEFAULT-VALUE}).")
+  Duration progressInterval;
+
+  @Option(names = "--progress-timeout", paramLabel = "D", defaultValue = "5s", converter = DurationConverter.class,
+      description = "No answer to a progress request this long: the connection is presumed dead (default"
+          + " ${DEFAULT-VALUE}).")
+  Duration progressTimeout;
+
+  @Option(names = "--mass-removal-percent", paramLabel = "N", defaultValue = "0",
+      description = "Hold the last good set when one change would remove more than N% of it; 0 = off (default).")
+  int massRemovalPercent;
+
+  @Option(names = "--start-timeout", paramLabel = "D", defaultValue = "10s", converter = DurationConverter.class,
+      description = "Exit 4 if no set (from etcd or the snapshot file) within this time (default ${DEFAULT-VALUE}).")
+  Duration startTimeout;
+
+  @Option(names = "--resume-from-now", hidden = true,
+      description = "Negative control for the lab: after a break, watch from now and never re-range.")
+  boolean resumeFromNow;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    CacheConfig.Builder config = CacheConfig.builder(service).namespace(common.namespace).version(version)
+        .progressInterval(progressInterval).progressTimeout(progressTimeout).snapshotFile(snapshotFile);
+    if (massRemovalPercent != 0) {
+      config.massRemovalGuard(massRemovalPercent, Duration.ofSeconds(30));
+    }
+    if (resumeFromNow) {
+      config.resumePolicy(CacheConfig.ResumePolicy.FROM_NOW_NEGATIVE_CONTROL);
+    }
+    CacheConfig cacheConfig = config.build();
+    PrintWriter out = spec.commandLine().getOut();
+    EtcdRegistry registry = EtcdRegistry.connect(common.etcdConfig());
+    CountDownLatch stopped = new CountDownLatch(1);
+    Thread stopper = new Thread(() -> {
+      registry.close();
+      stopped.countDown();
+    }, "muster-watch-stop");
+    Runtime.getRuntime().addShutdownHook(stopper);
+    EndpointCache cache = registry.watch(cacheConfig, new Printer(out));
+    if (!cache.awaitReady(startTimeout)) {
+      Runtime.getRuntime().removeShutdownHook(stopper);
+      registry.close();
+      throw new RegistryUnavailableException("no endpoint set for " + service + " within " + startTimeout.toMillis()
+          + " ms: etcd at " + registry.config().endpoints() + " did not answer; start etcd (./muster etcd) or check"
+          + " --endpoints", null);
+    }
+    stopped.await();
+    return 0;
+  }
+
+  /** Prints each change; runs on the cache's notifier thread. */
+  private final class Printer implements EndpointListener {
+    private final PrintWriter out;
+
+    Printer(PrintWriter out) {
+      this.out = out;
+    }
+
+    @Override
+    public void onChange(EndpointSet set, EndpointDelta delta) {
+      String event = delta.kind().name().toLowerCase(java.util.Locale.ROOT);
+      if (json) {
+        ObjectNode node = line(event, set);
+        node.put("added", delta.added().size());
+        node.put("removed", delta.removed().size());
+        node.put("changed", delta.changed().size());
+        JsonLines.print(out, withInstances(node, set));
+      } else {
+        plain(event + " revision " + set.revision() + ": " + set.size() + " instance(s) (+" + delta.added().size()
+            + " -" + delta.removed().size() + " ~" + delta.changed().size() + ")", set);
+      }
+    }
+
+    @Override
+    public void onStale(EndpointSet set, Instant since, String reason) {
+      if (json) {
+        ObjectNode node = line("stale", set);
+        node.put("since", JsonLines.ts(since));
+        node.put("reason", reason);
+        JsonLines.print(out, withInstances(node, set));
+      } else {
+        plain("stale since " + JsonLines.ts(since) + " (" + reason + "); serving the last " + set.size()
+            + " instance(s)", null);
+      }
+    }
+
+    @Override
+    public void onRecovered(EndpointSet set, Duration staleFor) {
+      if (json) {
+        ObjectNode node = line("recovered", set);
+        node.put("stale_ms", staleFor.toMillis());
+        JsonLines.print(out, withInstances(node, set));
+      } else {
+        plain("recovered after " + staleFor.toMillis() + " ms stale", null);
+      }
+    }
+
+    private ObjectNode line(String event, EndpointSet set) {
+      ObjectNode node = JsonLines.event(event, Instant.now());
+      node.put("service", service);
+      node.put("revision", set.revision());
+      return node;
+    }
+
+    private ObjectNode withInstances(ObjectNode node, EndpointSet set) {
+      ArrayNode list = node.putArray("instances");
+      for (Instance i : set.instances()) {
+        EventLines.describe(list.addObject(), i);
+      }
+      return node;
+    }
+
+    private void plain(String headline, EndpointSet set) {
+      synchronized (out) {
+        out.println(JsonLines.ts(Instant.now()) + " " + headline);
+        if (set != null) {
+          for (Instance i : set.instances()) {
+            out.println("  " + i.version() + " " + i.id() + " " + LsCommand.address(i) + " " + i.state()
+                + " weight " + i.weight() + (i.zone() == null ? "" : " zone " + i.zone()));
+          }
+        }
+        out.flush();
+      }
+    }
+  }
+}
