@@ -61,7 +61,14 @@ public final class CacheDriver {
   public record Header(long clusterId, long revision) {}
 
   /** Why a watch stream ended. */
-  public enum StreamError { COMPACTED, UNAVAILABLE, OTHER }
+  public enum StreamError {
+    /** The start revision was compacted: resync at once. */
+    COMPACTED,
+    /** The connection broke or etcd had no leader: resume from {@code last + 1} after the backoff. */
+    UNAVAILABLE,
+    /** etcd cancelled the watch for another reason: after the backoff, resync (full range, replace). */
+    OTHER
+  }
 
   /** The registry operations, implemented by an adapter (etcd) or a test script. Called on the driver's thread. */
   public interface Io {
@@ -141,6 +148,7 @@ public final class CacheDriver {
   private Runnable pendingRetry;
   private long retryAtNanos;
   private boolean lastProbeOk;
+  private boolean resyncOnRetry;
 
   // Read from any thread.
   private volatile boolean stale;
@@ -286,6 +294,7 @@ public final class CacheDriver {
       }
       return;
     }
+    resyncOnRetry = error == StreamError.OTHER; // a cancel we cannot explain: trust nothing but a fresh range
     broken(reason);
   }
 
@@ -389,8 +398,9 @@ public final class CacheDriver {
     if (attempts >= 2) {
       io.resetConnection();
     }
-    if (view.revision() == 0) {
-      sync("reconnect"); // never synced with etcd (or only the disk snapshot): a full range, replacing
+    if (view.revision() == 0 || resyncOnRetry) {
+      resyncOnRetry = false;
+      sync("reconnect"); // never synced (or only the disk snapshot), or cancelled by etcd: a full range, replacing
     } else if (config.resumePolicy() == CacheConfig.ResumePolicy.FROM_NOW_NEGATIVE_CONTROL) {
       openWatch(0);
     } else {

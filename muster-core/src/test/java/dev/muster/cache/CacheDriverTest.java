@@ -248,6 +248,22 @@ class CacheDriverTest {
   @Nested
   class Resyncing {
     @Test
+    void aWatchCancelledByEtcdForAnotherReasonIsStaleUntilAFullRangeReplacesTheSetAfterTheBackoff() {
+      startWatchingAt10();
+      h.io.willRange(20, put("a", 5), put("d", 15));
+      Duration delay = h.twin.delay(0);
+      int mark = h.mark();
+
+      h.driver.onError(h.stream(), CacheDriver.StreamError.OTHER, 0, "etcdserver: permission denied");
+      assertThat(h.driver.isStale()).isTrue();
+      h.timer.advance(delay);
+
+      assertThat(h.journalSince(mark))
+          .containsExactly("cancel 1", "stale", "range", "publish RESYNC at 20 [a, d]", "watch 2 from 21");
+      assertThat(h.driver.resyncCount()).isEqualTo(1);
+    }
+
+    @Test
     void aCompactedWatchRangesAgainAndReplacesTheSet() {
       startWatchingAt10();
       // During the break b was deleted (30) and c registered (40); history up to 50 is compacted.
