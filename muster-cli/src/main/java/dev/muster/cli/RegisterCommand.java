@@ -98,9 +98,14 @@ final class RegisterCommand implements Callable<Integer> {
       description = "How long to keep trying to reach etcd at start before exiting 4 (default ${DEFAULT-VALUE}).")
   Duration startTimeout;
 
+  @Option(names = "--serve-hello", description = "Also serve GET /hello on --address (a demo provider for the lab"
+      + " and for trying `muster call`); it keeps serving through the drain and stops after the revoke.")
+  boolean serveHello;
+
   @Override
   public Integer call() throws InterruptedException {
     Instance instance = instance();
+    HelloServer hello = serveHello ? HelloServer.start(instance.address(), instance.port(), instance.id()) : null;
     RegistrarConfig config = RegistrarConfig.builder()
         .ttl(ttl).keepaliveInterval(keepalive).drain(drain).reregister(!noReregister).maxFailures(maxFailures)
         .startTimeout(startTimeout).shutdownHook(true).build();
@@ -117,7 +122,21 @@ final class RegisterCommand implements Callable<Integer> {
       });
     } catch (RuntimeException e) {
       registry.close();
+      if (hello != null) {
+        hello.stop();
+      }
       throw e;
+    }
+    if (hello != null) {
+      // Runs beside the registrar's own hook: keep answering while it drains, stop once the lease is revoked.
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        try {
+          ended.get(config.drain().toMillis() + 10_000, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+          // stop anyway
+        }
+        hello.stop();
+      }, "muster-hello-stop"));
     }
     RegistrationEvent last = awaitEnd(ended);
     if (registration.state() != RegistrationState.FAILED) {
