@@ -13,6 +13,8 @@ public enum ErrorCode {
   DUPLICATE_INSTANCE(3),
   /** etcd could not be reached (or had no leader) when it was needed. */
   REGISTRY_UNAVAILABLE(4),
+  /** A call found no endpoint of its service to try (none registered, or no set published yet). */
+  NO_ENDPOINT(1),
   /** The provider's lease expired or was revoked behind its back. */
   LEASE_LOST(1),
   /** A bug or an unexpected state inside Muster. */

@@ -1,0 +1,197 @@
+package dev.muster.balance;
+
+import dev.muster.cache.EndpointSet;
+import dev.muster.outlier.OutlierDetector;
+import dev.muster.outlier.OutlierState;
+import dev.muster.registry.Instance;
+import dev.muster.registry.InstanceKey;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Design (grpc-java's LoadBalancer/SubchannelPicker split): every state change — a set update, an ejection, an
+ * un-ejection — rebuilds an immutable Picker under `lock` and publishes it through the volatile `picker` field. A
+ * pick reads that field and nothing else shared, so it takes no lock and allocates nothing.
+ *
+ * Un-ejection needs no timer: the picker knows the earliest ejection end; a pick that finds the ticker past it tries
+ * the lock (tryLock, so a pick never waits) and rebuilds, which first asks the detector to un-eject what is due. If
+ * another thread holds the lock, the pick uses the current picker; the holder's rebuild or the next pick catches up.
+ *
+ * Lock order: this lock, then the detector's. The onRemoved callback runs after the lock is released.
+ */
+/**
+ * Chooses an endpoint of one service for each attempt: round robin, weighted random or power of two choices, with
+ * zone preference, no picks for {@code DRAINING} or ejected endpoints, and panic routing (pick among all) when no
+ * endpoint is available (SPEC §5).
+ *
+ * <p>Thread-safe. {@link #pick()} and {@link #pick(EndpointState)} are lock-free and allocation-free and may be called
+ * from any thread. {@link #update(EndpointSet)} may be called from any thread (normally the cache's notifier); it
+ * takes a short lock and calls {@code onRemoved} on the calling thread after releasing it.
+ */
+public final class Balancer {
+  private static final Logger log = LoggerFactory.getLogger(Balancer.class);
+
+  private final BalancerConfig config;
+  private final OutlierDetector detector;
+  private final LongSupplier nanoTime;
+  private final Supplier<? extends RandomGenerator> random;
+  private final Consumer<Instance> onRemoved;
+  private final AtomicLong roundRobin = new AtomicLong();
+  private final ReentrantLock lock = new ReentrantLock();
+
+  // Guarded by lock.
+  private Map<InstanceKey, EndpointState> byKey = Map.of();
+  private EndpointState[] ordered = new EndpointState[0];
+  private List<OutlierState> outliers = List.of();
+
+  private volatile Picker picker = Picker.EMPTY;
+
+  /**
+   * @param detector this service's own detector; the balancer attaches itself to it
+   * @param nanoTime the monotonic ticker, the same one the detector uses ({@code System::nanoTime} in production)
+   * @param random the random generator for picks, asked once per pick; {@code ThreadLocalRandom::current} in
+   *     production, a seeded generator in single-threaded tests
+   * @param onRemoved told of each instance dropped by an update (to close its connections); fast, must not throw;
+   *     null for none
+   */
+  public Balancer(BalancerConfig config, OutlierDetector detector, LongSupplier nanoTime,
+      Supplier<? extends RandomGenerator> random, Consumer<Instance> onRemoved) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.detector = Objects.requireNonNull(detector, "detector");
+    this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
+    this.random = Objects.requireNonNull(random, "random");
+    this.onRemoved = onRemoved == null ? i -> { } : onRemoved;
+    detector.attach(new OutlierDetector.Pool() {
+      @Override
+      public List<OutlierState> hosts() {
+        return picker.outliers;
+      }
+
+      @Override
+      public void ejectionsChanged() {
+        rebuild();
+      }
+    });
+  }
+
+  /** A balancer on the system ticker and {@link ThreadLocalRandom}. */
+  public static Balancer create(BalancerConfig config, OutlierDetector detector, Consumer<Instance> onRemoved) {
+    return new Balancer(config, detector, System::nanoTime, ThreadLocalRandom::current, onRemoved);
+  }
+
+  public BalancerConfig config() {
+    return config;
+  }
+
+  public OutlierDetector detector() {
+    return detector;
+  }
+
+  /**
+   * Takes a new endpoint set: surviving keys keep their {@link EndpointState} (load, latency, ejection) with the
+   * instance refreshed, new keys get a fresh one, and removed keys are dropped and reported to {@code onRemoved}.
+   */
+  public void update(EndpointSet set) {
+    Objects.requireNonNull(set, "set");
+    List<Instance> removed = new ArrayList<>();
+    lock.lock();
+    try {
+      Map<InstanceKey, EndpointState> next = new HashMap<>();
+      List<Instance> instances = set.instances();
+      EndpointState[] nextOrdered = new EndpointState[instances.size()];
+      List<OutlierState> nextOutliers = new ArrayList<>(instances.size());
+      for (int i = 0; i < nextOrdered.length; i++) {
+        Instance instance = instances.get(i);
+        EndpointState state = byKey.get(instance.key());
+        if (state == null) {
+          state = new EndpointState(instance, config.ewmaDecay(), nanoTime);
+        } else {
+          state.instance(instance);
+        }
+        next.put(state.key(), state);
+        nextOrdered[i] = state;
+        nextOutliers.add(state.outlier());
+      }
+      for (Map.Entry<InstanceKey, EndpointState> old : byKey.entrySet()) {
+        if (!next.containsKey(old.getKey())) {
+          removed.add(old.getValue().instance());
+        }
+      }
+      byKey = next;
+      ordered = nextOrdered;
+      outliers = List.copyOf(nextOutliers);
+      rebuildLocked();
+    } finally {
+      lock.unlock();
+    }
+    for (Instance instance : removed) {
+      try {
+        onRemoved.accept(instance);
+      } catch (RuntimeException e) {
+        log.warn("onRemoved callback failed for {}; ignored", instance.key().path(), e);
+      }
+    }
+  }
+
+  /** An endpoint for a new attempt, or null when the set is empty. Lock-free, allocation-free. */
+  public EndpointState pick() {
+    return current().pick(random.get(), null);
+  }
+
+  /**
+   * An endpoint other than {@code avoid}, for a retry: from the same candidates as {@link #pick()}, then from every
+   * available endpoint in any zone. Null when no endpoint other than {@code avoid} can be picked.
+   */
+  public EndpointState pick(EndpointState avoid) {
+    return current().pick(random.get(), avoid);
+  }
+
+  /** Every endpoint of the current set, in key order, ejected and draining ones included. */
+  public List<EndpointState> endpoints() {
+    return current().endpoints;
+  }
+
+  /** True while no endpoint is available (all ejected or draining) and picks go to any of them. */
+  public boolean isPanicking() {
+    return current().panicking;
+  }
+
+  private Picker current() {
+    Picker p = picker;
+    if (p.hasEjections && nanoTime.getAsLong() - p.nextUnejectNanos >= 0 && lock.tryLock()) {
+      try {
+        rebuildLocked();
+      } finally {
+        lock.unlock();
+      }
+      p = picker;
+    }
+    return p;
+  }
+
+  private void rebuild() {
+    lock.lock();
+    try {
+      rebuildLocked();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void rebuildLocked() {
+    detector.unejectDue(outliers);
+    picker = new Picker(ordered, outliers, config, roundRobin);
+  }
+}

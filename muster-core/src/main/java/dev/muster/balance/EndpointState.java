@@ -1,0 +1,132 @@
+package dev.muster.balance;
+
+import dev.muster.outlier.OutlierState;
+import dev.muster.registry.Instance;
+import dev.muster.registry.InstanceKey;
+import dev.muster.registry.InstanceState;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/*
+ * The latency EWMA is lock-free: the value is a double kept as bits in an AtomicLong and decays by elapsed time, as
+ * in Finagle's PeakEwma without the peak: w = exp(-elapsed / decay), ewma = ewma * w + sample * (1 - w). Each sample
+ * claims the interval since the previous one with getAndSet on the stamp, so concurrent samples decay by disjoint
+ * intervals; the value is then folded in with a CAS loop. Two concurrent samples may fold in either order, a
+ * difference far below the noise of latency itself. The first sample sets the value outright.
+ */
+/**
+ * What the balancer knows about one endpoint: the latest {@link Instance}, the attempts in flight, a latency EWMA and
+ * the {@linkplain OutlierState ejection state}. One per {@link InstanceKey}, kept across set updates for as long as
+ * the key stays in the set, so load and ejection survive a re-registration that only changed the value.
+ *
+ * <p>Thread-safe and lock-free. {@link #started()} and {@link #finished(Duration)} are called by the call engine on
+ * whatever thread runs or completes an attempt; each {@code started()} is matched by exactly one {@code finished}.
+ */
+public final class EndpointState {
+  private static final long NO_SAMPLE = Double.doubleToRawLongBits(-1.0);
+
+  private final InstanceKey key;
+  private final LongSupplier nanoTime;
+  private final double decayNanos;
+  private final OutlierState outlier = new OutlierState();
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final AtomicLong ewmaBits = new AtomicLong(NO_SAMPLE);
+  private final AtomicLong lastSampleNanos;
+  private volatile Instance instance;
+
+  EndpointState(Instance instance, Duration ewmaDecay, LongSupplier nanoTime) {
+    this.instance = instance;
+    this.key = instance.key();
+    this.nanoTime = nanoTime;
+    this.decayNanos = ewmaDecay.toNanos();
+    this.lastSampleNanos = new AtomicLong(nanoTime.getAsLong());
+  }
+
+  public InstanceKey key() {
+    return key;
+  }
+
+  /** The instance as of the last set update. */
+  public Instance instance() {
+    return instance;
+  }
+
+  void instance(Instance updated) {
+    this.instance = updated;
+  }
+
+  public OutlierState outlier() {
+    return outlier;
+  }
+
+  public boolean isEjected() {
+    return outlier.isEjected();
+  }
+
+  public boolean isDraining() {
+    return instance.state() == InstanceState.DRAINING;
+  }
+
+  /** Attempts started and not yet finished. */
+  public int inFlight() {
+    return inFlight.get();
+  }
+
+  /** An attempt against this endpoint starts now. */
+  public void started() {
+    inFlight.incrementAndGet();
+  }
+
+  /** The attempt counted by {@link #started()} ended, successfully or not, after {@code latency}. */
+  public void finished(Duration latency) {
+    inFlight.decrementAndGet();
+    sample(Math.max(0, latency.toNanos()));
+  }
+
+  /** False until the first attempt has finished. */
+  public boolean hasLatencySample() {
+    return ewmaBits.get() != NO_SAMPLE;
+  }
+
+  /** The latency EWMA in nanoseconds; 0 before the first sample. */
+  public double ewmaNanos() {
+    double v = Double.longBitsToDouble(ewmaBits.get());
+    return v < 0 ? 0 : v;
+  }
+
+  public Duration ewmaLatency() {
+    return Duration.ofNanos((long) ewmaNanos());
+  }
+
+  /**
+   * The power-of-two-choices load score, lower is better: {@code (inFlight + 1) × (ewmaNanos + 1)}, the expected
+   * wait of a new attempt if each one in flight ahead of it takes the usual time (Finagle's "peak EWMA" cost without
+   * the peak). The {@code +1}s keep an idle or not-yet-measured endpoint comparable instead of zero.
+   */
+  public double score() {
+    return (inFlight.get() + 1.0) * (ewmaNanos() + 1.0);
+  }
+
+  private void sample(long latencyNanos) {
+    long now = nanoTime.getAsLong();
+    long elapsed = Math.max(0, now - lastSampleNanos.getAndSet(now));
+    double w = Math.exp(-elapsed / decayNanos);
+    while (true) {
+      long bits = ewmaBits.get();
+      double next = bits == NO_SAMPLE
+          ? latencyNanos
+          : Double.longBitsToDouble(bits) * w + latencyNanos * (1.0 - w);
+      if (ewmaBits.compareAndSet(bits, Double.doubleToRawLongBits(next))) {
+        return;
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "EndpointState[" + key.path() + ", " + inFlight.get() + " in flight, ewma "
+        + Math.round(ewmaNanos() / 1000) + "us, " + outlier + "]";
+  }
+}

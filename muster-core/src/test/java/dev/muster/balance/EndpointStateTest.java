@@ -1,0 +1,70 @@
+package dev.muster.balance;
+
+import static dev.muster.balance.TestEndpoints.instance;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class EndpointStateTest {
+  private final FakeTicker ticker = new FakeTicker();
+  private final EndpointState state = new EndpointState(instance("a"), Duration.ofSeconds(10), ticker);
+
+  @Test
+  void startedAndFinishedCountTheAttemptsInFlight() {
+    state.started();
+    state.started();
+    state.finished(Duration.ofMillis(5));
+
+    assertThat(state.inFlight()).isEqualTo(1);
+  }
+
+  @Test
+  void theFirstSampleSetsTheLatencyOutright() {
+    assertThat(state.hasLatencySample()).isFalse();
+    assertThat(state.ewmaNanos()).isZero();
+
+    state.started();
+    state.finished(Duration.ofMillis(100));
+
+    assertThat(state.hasLatencySample()).isTrue();
+    assertThat(state.ewmaLatency()).isEqualTo(Duration.ofMillis(100));
+  }
+
+  @Test
+  void laterSamplesWeighByTheTimeElapsedSinceThePreviousOne() {
+    state.started();
+    state.finished(Duration.ofMillis(100));
+
+    ticker.advance(Duration.ofSeconds(10)); // one time constant: the old value keeps 1/e of its weight
+    state.started();
+    state.finished(Duration.ofMillis(200));
+
+    double expected = 100e6 * Math.exp(-1) + 200e6 * (1 - Math.exp(-1));
+    assertThat(state.ewmaNanos()).isCloseTo(expected, within(1.0));
+  }
+
+  @Test
+  void aSampleRightAfterAnotherBarelyMovesTheAverage() {
+    state.started();
+    state.finished(Duration.ofMillis(100));
+
+    ticker.advance(Duration.ofMillis(10));
+    state.started();
+    state.finished(Duration.ofSeconds(10));
+
+    assertThat(state.ewmaLatency()).isBetween(Duration.ofMillis(100), Duration.ofMillis(111));
+  }
+
+  @Test
+  void theScoreGrowsWithLoadAndLatency() {
+    state.started();
+    state.finished(Duration.ofMillis(10));
+    double idle = state.score();
+
+    state.started();
+
+    assertThat(state.score()).isEqualTo(2 * idle);
+  }
+}
