@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Service discovery for Java on etcd.",
-    subcommands = {RegisterCommand.class, LsCommand.class, WatchCommand.class, EtcdCommand.class, LabCommand.class,
+    subcommands = {RegisterCommand.class, LsCommand.class, WatchCommand.class, CallCommand.class, EtcdCommand.class, LabCommand.class,
         CommandLine.HelpCommand.class},
     usageHelpAutoWidth = true)
 public final class Main implements Runnable {

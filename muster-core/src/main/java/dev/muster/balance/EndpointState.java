@@ -104,9 +104,14 @@ public final class EndpointState {
    * The power-of-two-choices load score, lower is better: {@code (inFlight + 1) × (ewmaNanos + 1)}, the expected
    * wait of a new attempt if each one in flight ahead of it takes the usual time (Finagle's "peak EWMA" cost without
    * the peak). The {@code +1}s keep an idle or not-yet-measured endpoint comparable instead of zero.
+   *
+   * <p>The latency term decays toward zero with the time since the last sample ({@code × exp(-idle / decay)}): an
+   * endpoint that once looked slow and then lost every comparison would otherwise never be picked again, so its
+   * EWMA would never be corrected (starvation). Decayed, it is tried again within a few decay periods.
    */
   public double score() {
-    return (inFlight.get() + 1.0) * (ewmaNanos() + 1.0);
+    long idle = Math.max(0, nanoTime.getAsLong() - lastSampleNanos.get());
+    return (inFlight.get() + 1.0) * (ewmaNanos() * Math.exp(-idle / decayNanos) + 1.0);
   }
 
   private void sample(long latencyNanos) {

@@ -38,6 +38,10 @@ public interface EndpointCache extends AutoCloseable {
   /** Waits until the first set is published (from etcd or the disk snapshot); false on timeout. */
   boolean awaitReady(Duration timeout);
 
+  /**
+   * Adds a listener. If a set was already published, the listener first receives it (as a
+   * {@link EndpointDelta.Kind#SNAPSHOT} from the empty set), then every later change, in order.
+   */
   void addListener(EndpointListener listener);
 
   /** Stops watching; the last set stays readable. Idempotent. */

@@ -67,4 +67,16 @@ class EndpointStateTest {
 
     assertThat(state.score()).isEqualTo(2 * idle);
   }
+
+  @Test
+  void theLatencyPartOfTheScoreFadesWhileNoSampleArrivesSoASlowLookingEndpointIsTriedAgain() {
+    state.started();
+    state.finished(Duration.ofSeconds(1));
+    double fresh = state.score();
+
+    ticker.advance(Duration.ofSeconds(30)); // three decay periods without a sample
+
+    assertThat(state.score()).isCloseTo(1e9 * Math.exp(-3) + 1, within(1.0)).isLessThan(fresh / 10);
+    assertThat(state.ewmaLatency()).as("the average itself only moves with samples").isEqualTo(Duration.ofSeconds(1));
+  }
 }

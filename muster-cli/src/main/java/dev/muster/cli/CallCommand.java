@@ -1,0 +1,234 @@
+package dev.muster.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.muster.RegistryUnavailableException;
+import dev.muster.balance.BalancerConfig;
+import dev.muster.cache.CacheConfig;
+import dev.muster.call.CallResult;
+import dev.muster.call.Idempotent;
+import dev.muster.etcd.EtcdRegistry;
+import dev.muster.http.HttpCallConfig;
+import dev.muster.http.MusterHttp;
+import dev.muster.outlier.OutlierConfig;
+import dev.muster.retry.RetryConfig;
+import java.io.PrintWriter;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code muster call SERVICE PATH}: HTTP GET through the endpoint cache, the balancer, local ejection and budgeted
+ * retries (SPEC §5, §7). Prints one line per call and a summary {@code N ok, N failed, N retried, N ejected}.
+ * With {@code --count 0} it calls until SIGTERM/SIGINT (the lab's consumers), then prints the summary.
+ *
+ * <p>Calls start at a fixed rate on one scheduler thread and complete on HTTP threads; lines are printed as calls
+ * complete, each with its sequence number.
+ */
+@Command(name = "call", description = "Call SERVICE's PATH over HTTP through balancing, local ejection and retry.")
+final class CallCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Mixin
+  CommonOptions common;
+
+  @Parameters(index = "0", paramLabel = "SERVICE", description = "The service to call.")
+  String service;
+
+  @Parameters(index = "1", paramLabel = "PATH", description = "The path to GET, e.g. /hello.")
+  String path;
+
+  @Option(names = "--idempotent", description = "The call may be retried on another endpoint (default: no retry).")
+  boolean idempotent;
+
+  @Option(names = "--count", paramLabel = "N", defaultValue = "1",
+      description = "How many calls; 0 = until SIGTERM/SIGINT (default ${DEFAULT-VALUE}).")
+  int count;
+
+  @Option(names = "--interval", paramLabel = "D", defaultValue = "1s", converter = DurationConverter.class,
+      description = "Time between call starts (default ${DEFAULT-VALUE}).")
+  Duration interval;
+
+  @Option(names = "--attempt-timeout", paramLabel = "D", defaultValue = "1s", converter = DurationConverter.class,
+      description = "Deadline of each attempt (default ${DEFAULT-VALUE}).")
+  Duration attemptTimeout;
+
+  @Option(names = "--max-retries", paramLabel = "N", defaultValue = "1",
+      description = "Retries of an idempotent call, each on a different endpoint (default ${DEFAULT-VALUE}).")
+  int maxRetries;
+
+  @Option(names = "--no-eject", description = "Turn local ejection off.")
+  boolean noEject;
+
+  @Option(names = "--eject-after", paramLabel = "N", defaultValue = "1",
+      description = "Consecutive local-origin failures (refused, reset, timeout) that eject (default ${DEFAULT-VALUE}).")
+  int ejectAfter;
+
+  @Option(names = "--ejection-time", paramLabel = "D", defaultValue = "30s", converter = DurationConverter.class,
+      description = "Base ejection time, multiplied by the times ejected, capped at 10x (default ${DEFAULT-VALUE}).")
+  Duration ejectionTime;
+
+  @Option(names = "--max-ejection-percent", paramLabel = "N", defaultValue = "50",
+      description = "Never eject more than this share of the endpoints (default ${DEFAULT-VALUE}).")
+  int maxEjectionPercent;
+
+  @Option(names = "--policy", paramLabel = "P", defaultValue = "POWER_OF_TWO",
+      description = "Balancing: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
+  BalancerConfig.Policy policy;
+
+  @Option(names = "--zone", paramLabel = "ZONE", description = "This caller's zone; same-zone endpoints first.")
+  String zone;
+
+  @Option(names = "--json", description = "One JSON object per call and for the summary.")
+  boolean json;
+
+  @Option(names = "--quiet", description = "Print only the summary.")
+  boolean quiet;
+
+  @Option(names = "--start-timeout", paramLabel = "D", defaultValue = "10s", converter = DurationConverter.class,
+      description = "Exit 4 when no endpoint set arrives within this time (default ${DEFAULT-VALUE}).")
+  Duration startTimeout;
+
+  private final AtomicLong ok = new AtomicLong();
+  private final AtomicLong failed = new AtomicLong();
+  private final AtomicLong retried = new AtomicLong();
+
+  @Override
+  public Integer call() throws InterruptedException {
+    if (count < 0) {
+      throw new Errors.UsageException("--count is " + count + ": use 0 (until stopped) or more");
+    }
+    if (interval.isZero()) {
+      throw new Errors.UsageException("--interval is 0: use a positive duration such as 50ms");
+    }
+    OutlierConfig outlier = OutlierConfig.defaults().toBuilder().enabled(!noEject)
+        .consecutiveLocalOriginFailure(ejectAfter).baseEjectionTime(ejectionTime)
+        .maxEjectionTime(ejectionTime.multipliedBy(10)).maxEjectionPercent(maxEjectionPercent).build();
+    RetryConfig retry = RetryConfig.defaults().toBuilder().maxRetries(maxRetries).attemptTimeout(attemptTimeout)
+        .build();
+    BalancerConfig balancer = BalancerConfig.defaults().toBuilder().policy(policy).localZone(zone).build();
+    HttpCallConfig config = HttpCallConfig.defaults().withOutlier(outlier).withRetry(retry).withBalancer(balancer);
+    PrintWriter out = spec.commandLine().getOut();
+    EtcdRegistry registry = EtcdRegistry.connect(common.etcdConfig());
+    MusterHttp http = new MusterHttp(s -> registry.watch(CacheConfig.builder(s).namespace(common.namespace).build()),
+        config);
+    ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "muster-call-ticker");
+      t.setDaemon(true);
+      return t;
+    });
+    CountDownLatch finished = new CountDownLatch(count == 0 ? 1 : count);
+    Thread summaryOnStop = new Thread(() -> {
+      ticker.shutdownNow();
+      summary(out, http);
+    }, "muster-call-summary");
+    try {
+      if (!http.awaitReady(service, startTimeout)) {
+        throw new RegistryUnavailableException("no endpoint set for " + service + " within "
+            + startTimeout.toMillis() + " ms: etcd at " + registry.config().endpoints() + " did not answer; start"
+            + " etcd (./muster etcd) or check --endpoints", null);
+      }
+      if (count == 0) {
+        Runtime.getRuntime().addShutdownHook(summaryOnStop);
+      }
+      AtomicLong seq = new AtomicLong();
+      Idempotent mode = idempotent ? Idempotent.YES : Idempotent.NO;
+      ticker.scheduleAtFixedRate(() -> {
+        long n = seq.incrementAndGet();
+        if (count != 0 && n > count) {
+          return;
+        }
+        Instant started = Instant.now();
+        long t0 = System.nanoTime();
+        http.get(service, path, mode).whenComplete((result, error) -> {
+          report(out, n, started, Duration.ofNanos(System.nanoTime() - t0), result);
+          if (count != 0) {
+            finished.countDown();
+          }
+        });
+      }, 0, interval.toNanos(), TimeUnit.NANOSECONDS);
+      finished.await();
+      ticker.shutdownNow();
+      summary(out, http);
+      return failed.get() == 0 ? 0 : Errors.FAILURE;
+    } finally {
+      http.close();
+      registry.close();
+    }
+  }
+
+  private void report(PrintWriter out, long seq, Instant started, Duration took,
+      CallResult<HttpResponse<String>> result) {
+    boolean success = result != null && result.ok();
+    (success ? ok : failed).incrementAndGet();
+    if (result != null && result.retried()) {
+      retried.incrementAndGet();
+    }
+    if (quiet) {
+      return;
+    }
+    int status = result != null && result.value() != null ? result.value().statusCode() : 0;
+    String error = result == null ? "no result" : result.failure() == null ? null
+        : result.failure().getClass().getSimpleName() + (result.failure().getMessage() == null ? ""
+            : ": " + result.failure().getMessage());
+    if (json) {
+      ObjectNode node = JsonLines.event("call", started);
+      node.put("service", service);
+      node.put("seq", seq);
+      node.put("ok", success);
+      node.put("status", status);
+      node.put("latency_us", took.toNanos() / 1000);
+      ArrayNode tried = node.putArray("attempts");
+      if (result != null) {
+        result.endpointsTried().forEach(tried::add);
+        node.put("retried", result.retried());
+        node.put("budget_refused", result.budgetRefused());
+      }
+      if (error != null) {
+        node.put("error", error);
+      }
+      JsonLines.print(out, node);
+    } else {
+      synchronized (out) {
+        out.printf("#%d %s %s via %s (%d ms)%s%n", seq, success ? "ok" : "FAILED", status == 0 ? "-" : status,
+            result == null ? "-" : String.join(",", result.endpointsTried()), took.toMillis(),
+            error == null || success ? "" : " " + error);
+        out.flush();
+      }
+    }
+  }
+
+  private void summary(PrintWriter out, MusterHttp http) {
+    long ejected = http.balancer(service).detector().ejections();
+    long refused = http.caller(service).budget().refused();
+    if (json) {
+      ObjectNode node = JsonLines.event("summary", Instant.now());
+      node.put("service", service);
+      node.put("ok", ok.get());
+      node.put("failed", failed.get());
+      node.put("retried", retried.get());
+      node.put("ejected", ejected);
+      node.put("budget_refused", refused);
+      JsonLines.print(out, node);
+    } else {
+      synchronized (out) {
+        out.printf("%d ok, %d failed, %d retried, %d ejected%s%n", ok.get(), failed.get(), retried.get(), ejected,
+            refused == 0 ? "" : ", " + refused + " retries refused by the budget");
+        out.flush();
+      }
+    }
+  }
+}

@@ -1,0 +1,156 @@
+package dev.muster.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.muster.testing.EtcdCluster;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Three provider processes ({@code register --serve-hello}, TTL 3 s) and two consumer processes calling every
+ * 50 ms with a 300 ms attempt timeout: A with ejection (after 1 failure, 2 s) and one retry, B with neither.
+ * One provider is SIGSTOPped (attempts time out), later another is SIGKILLed (connections refused); each stays in
+ * the consumers' sets until its lease expires — the stale window.
+ */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class CallCommandIT {
+  @RegisterExtension
+  static EtcdCluster etcd = EtcdCluster.builder().members(1).build();
+
+  @Test
+  void ejectionAndRetryHideTheStaleWindowWhileAConsumerWithoutThemSeesFailures() throws Exception {
+    String service = "hello-" + UUID.randomUUID().toString().substring(0, 6);
+    String endpoints = etcd.endpointsString();
+    List<CliProcess> providers = new ArrayList<>();
+    List<String> ids = List.of("p1", "p2", "p3");
+    try (CliProcess p1 = provider(service, "p1", endpoints);
+         CliProcess p2 = provider(service, "p2", endpoints);
+         CliProcess p3 = provider(service, "p3", endpoints)) {
+      providers.addAll(List.of(p1, p2, p3));
+      for (CliProcess p : providers) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> p.events().contains("registered"));
+      }
+      try (CliProcess a = consumer(service, endpoints, "--idempotent", "--eject-after", "1", "--ejection-time", "2s");
+           CliProcess b = consumer(service, endpoints, "--no-eject", "--max-retries", "0")) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> tried(a).containsAll(ids) && tried(b).containsAll(ids));
+        // Fresh JVMs on 2 cores time out some of their first 300 ms attempts (class loading, JIT): the windows
+        // start once both consumers are warm, and warm-up failures are reported apart.
+        await().atMost(Duration.ofSeconds(60)).until(() -> lastAllOk(a, 20) && lastAllOk(b, 20));
+
+        Instant stopAt = Instant.now();
+        p1.signal("STOP");
+        Thread.sleep(5_000); // lease (3 s) runs out, consumers drop p1
+        p1.signal("CONT");
+        await().atMost(Duration.ofSeconds(10)).until(() -> p1.events().contains("reregistered"));
+        Instant killAt = Instant.now();
+        p2.process().toHandle().destroyForcibly();
+        Thread.sleep(5_000);
+
+        a.terminate();
+        b.terminate();
+        a.awaitExit(Duration.ofSeconds(20));
+        b.awaitExit(Duration.ofSeconds(20));
+        long aWarmup = failuresBefore(a, stopAt);
+        long bWarmup = failuresBefore(b, stopAt);
+        long aFailed = failures(a) - aWarmup;
+        long bFailed = failures(b) - bWarmup;
+        long aToDead = attemptsTo(a, "p2", killAt);
+        long bToDead = attemptsTo(b, "p2", killAt);
+        System.out.printf("stale windows (SIGSTOP p1 at %s, SIGKILL p2 at %s): consumer A %d failed of %d (%d attempts"
+                + " to the killed p2, %d retried); consumer B %d failed of %d (%d attempts to p2)%n", stopAt, killAt,
+            aFailed, calls(a), aToDead, retried(a), bFailed, calls(b), bToDead);
+        System.out.printf("warm-up failures before the windows: A %d, B %d%n", aWarmup, bWarmup);
+        callLines(a).stream().filter(n -> !n.path("ok").asBoolean() && !startedBefore(n, stopAt)).limit(8)
+            .forEach(n -> System.out.println("A failed: " + n));
+        callLines(b).stream().filter(n -> !n.path("ok").asBoolean() && !startedBefore(n, stopAt)).limit(4)
+            .forEach(n -> System.out.println("B failed: " + n));
+        assertThat(aFailed).as("caller-visible failures with ejection + retry").isZero();
+        assertThat(bFailed).as("caller-visible failures without them").isPositive();
+        assertThat(summary(a).path("failed").asLong()).isEqualTo(aWarmup);
+      }
+    }
+  }
+
+  private static CliProcess provider(String service, String id, String endpoints) throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    return CliProcess.start("register", "--service", service, "--id", id, "--address", "127.0.0.1:" + port,
+        "--serve-hello", "--ttl", "3s", "--keepalive", "1s", "--drain", "0s", "--endpoints", endpoints);
+  }
+
+  private static CliProcess consumer(String service, String endpoints, String... extra) {
+    List<String> args = new ArrayList<>(List.of("call", service, "/hello", "--count", "0", "--interval", "50ms",
+        "--attempt-timeout", "300ms", "--policy", "ROUND_ROBIN", "--json", "--endpoints", endpoints));
+    args.addAll(List.of(extra));
+    return CliProcess.start(args.toArray(String[]::new));
+  }
+
+  private static List<JsonNode> callLines(CliProcess p) {
+    return p.json().stream().filter(n -> n.path("event").asText().equals("call")).toList();
+  }
+
+  private static Set<String> tried(CliProcess p) {
+    Set<String> ids = new HashSet<>();
+    callLines(p).forEach(n -> n.path("attempts").forEach(a -> ids.add(a.asText())));
+    return ids;
+  }
+
+  private static long failures(CliProcess p) {
+    return callLines(p).stream().filter(n -> !n.path("ok").asBoolean()).count();
+  }
+
+  private static boolean startedBefore(JsonNode call, Instant t) {
+    return Instant.parse(call.path("ts").asText()).isBefore(t);
+  }
+
+  private static long failuresBefore(CliProcess p, Instant t) {
+    return callLines(p).stream().filter(n -> !n.path("ok").asBoolean() && startedBefore(n, t)).count();
+  }
+
+  /** The last {@code n} calls to complete all succeeded. */
+  private static boolean lastAllOk(CliProcess p, int n) {
+    List<JsonNode> lines = callLines(p);
+    return lines.size() >= n && lines.subList(lines.size() - n, lines.size()).stream()
+        .allMatch(l -> l.path("ok").asBoolean());
+  }
+
+  private static long calls(CliProcess p) {
+    return callLines(p).size();
+  }
+
+  private static long retried(CliProcess p) {
+    return callLines(p).stream().filter(n -> n.path("retried").asBoolean()).count();
+  }
+
+  private static long attemptsTo(CliProcess p, String id, Instant after) {
+    return callLines(p).stream().filter(n -> !Instant.parse(n.path("ts").asText()).isBefore(after))
+        .mapToLong(n -> {
+          long c = 0;
+          for (JsonNode a : n.path("attempts")) {
+            if (a.asText().equals(id)) {
+              c++;
+            }
+          }
+          return c;
+        }).sum();
+  }
+
+  private static JsonNode summary(CliProcess p) {
+    return p.json().stream().filter(n -> n.path("event").asText().equals("summary")).findFirst()
+        .orElseThrow(() -> new AssertionError("no summary line from " + p));
+  }
+}
