@@ -1,23 +1,120 @@
 package dev.muster.cli;
 
+import dev.muster.lab.Lab;
+import dev.muster.lab.LabParams;
+import dev.muster.lab.Scenario;
+import dev.muster.lab.ScenarioResult;
+import dev.muster.lab.Scenarios;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code muster lab}: the fault lab. Not built yet; says so plainly instead of pretending. */
+/**
+ * {@code muster lab}: the fault lab (SPEC §6) on private etcd processes, with provider and consumer processes
+ * started from this same jar. Prints a line per scenario as it starts and ends, writes the reports to
+ * {@code --out}, and exits 0 only when every scenario passed.
+ */
 @Command(
     name = "lab",
     mixinStandardHelpOptions = true,
-    description = "Run the fault lab on private etcd processes and print the evidence table (not built yet).")
+    description = "Run the fault lab on private etcd processes and print the evidence table.")
 final class LabCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
+  @Parameters(arity = "0..*", paramLabel = "SCENARIO", description = "Scenarios to run (default: all; see --list).")
+  List<String> names = new ArrayList<>();
+
+  @Option(names = "--out", paramLabel = "DIR", defaultValue = "lab-out",
+      description = "Where output.txt, env.txt, LIMITS.md and the raw logs go (default ${DEFAULT-VALUE}).")
+  Path out;
+
+  @Option(names = "--list", description = "List the scenarios and exit.")
+  boolean list;
+
+  @Option(names = "--ttl", paramLabel = "D", defaultValue = "3s", converter = DurationConverter.class,
+      description = "Provider lease TTL (default ${DEFAULT-VALUE}, the seed's).")
+  Duration ttl;
+
+  @Option(names = "--keepalive", paramLabel = "D", defaultValue = "1s", converter = DurationConverter.class,
+      description = "Provider keepalive interval (default ${DEFAULT-VALUE}).")
+  Duration keepalive;
+
+  @Option(names = "--interval", paramLabel = "D", defaultValue = "50ms", converter = DurationConverter.class,
+      description = "Time between a consumer's calls (default ${DEFAULT-VALUE}).")
+  Duration interval;
+
+  @Option(names = "--attempt-timeout", paramLabel = "D", defaultValue = "300ms", converter = DurationConverter.class,
+      description = "Consumers' attempt timeout (default ${DEFAULT-VALUE}).")
+  Duration attemptTimeout;
+
+  @Option(names = "--ejection", paramLabel = "D", defaultValue = "2s", converter = DurationConverter.class,
+      description = "Consumer A's ejection time (default ${DEFAULT-VALUE}).")
+  Duration ejection;
+
+  @Option(names = "--retries", paramLabel = "N", defaultValue = "1",
+      description = "Consumer A's retries (default ${DEFAULT-VALUE}).")
+  int retries;
+
   @Override
   public Integer call() {
-    spec.commandLine().getErr().println("muster: the fault lab is not built yet (it is the project's issue #6)."
-        + " Meanwhile './muster test' runs the launcher's fault tests against real etcd.");
-    return 1;
+    PrintWriter o = spec.commandLine().getOut();
+    LabParams params = new LabParams(ttl, keepalive, interval, attemptTimeout, ejection, retries);
+    Lab lab = new Lab(Scenarios.all(), params, musterCommand(), new PrintStream(System.out, true));
+    if (list) {
+      for (Scenario s : Scenarios.all()) {
+        o.printf("%-30s %s%n", s.name(), s.shows());
+      }
+      Scenarios.notYetBuilt().forEach(n -> o.printf("%-30s (not built yet)%n", n));
+      o.flush();
+      return 0;
+    }
+    List<Scenario> selected;
+    try {
+      selected = lab.select(names);
+    } catch (IllegalArgumentException e) {
+      throw new Errors.UsageException(e.getMessage());
+    }
+    o.printf("muster lab: %d scenario(s), logs and reports in %s%n", selected.size(), out.toAbsolutePath());
+    o.flush();
+    List<ScenarioResult> results = lab.run(selected, out);
+    long passed = results.stream().filter(ScenarioResult::passed).count();
+    o.println();
+    try {
+      o.print(Files.readString(out.resolve("output.txt")));
+    } catch (java.io.IOException e) {
+      o.println("(cannot read output.txt: " + e.getMessage() + ")");
+    }
+    if (names.isEmpty()) {
+      o.println("not built yet: " + String.join(", ", Scenarios.notYetBuilt()));
+    }
+    o.printf("%d of %d passed; reports in %s%n", passed, results.size(), out.toAbsolutePath());
+    o.flush();
+    return passed == results.size() ? 0 : Errors.FAILURE;
+  }
+
+  /** How to start another muster process: this jar, or this classpath when run from classes (tests). */
+  static List<String> musterCommand() {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    try {
+      Path source = Path.of(Main.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      if (Files.isRegularFile(source) && source.toString().endsWith(".jar")) {
+        return List.of(java, "-jar", source.toString());
+      }
+    } catch (URISyntaxException | SecurityException e) {
+      // fall through to the classpath
+    }
+    return List.of(java, "-cp", System.getProperty("java.class.path"), Main.class.getName());
   }
 }

@@ -47,9 +47,16 @@ class MainTest {
   }
 
   @Test
-  void labSaysPlainlyThatItIsNotBuiltYet() {
-    assertThat(run("lab")).isEqualTo(1);
-    assertThat(err.toString()).contains("not built yet");
+  void labListsItsScenariosAndSaysWhichAreNotBuiltYet() {
+    assertThat(run("lab", "--list")).isZero();
+    assertThat(out.toString()).contains("sigstop_stale_window").contains("kill9_stale_window")
+        .contains("(not built yet)");
+  }
+
+  @Test
+  void labRefusesAnUnknownScenarioWithTheWayToListThem() {
+    assertThat(run("lab", "no_such_scenario")).isEqualTo(2);
+    assertThat(err.toString().strip()).contains("no_such_scenario").contains("muster lab --list");
   }
 
   @Test

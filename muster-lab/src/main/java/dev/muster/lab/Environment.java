@@ -1,0 +1,56 @@
+package dev.muster.lab;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/** {@code env.txt}: what the figures were measured on. */
+final class Environment {
+  private Environment() {}
+
+  static String describe() {
+    StringBuilder sb = new StringBuilder();
+    sb.append("etcd: ").append(command("etcd", "--version").lines().findFirst().orElse("unknown")).append('\n');
+    sb.append("java: ").append(System.getProperty("java.vm.name")).append(' ')
+        .append(System.getProperty("java.runtime.version")).append('\n');
+    sb.append("os: ").append(System.getProperty("os.name")).append(' ').append(System.getProperty("os.version"))
+        .append(' ').append(System.getProperty("os.arch")).append('\n');
+    sb.append("cores: ").append(Runtime.getRuntime().availableProcessors()).append('\n');
+    sb.append("memory: ").append(memory()).append('\n');
+    sb.append("cpu: ").append(cpu()).append('\n');
+    return sb.toString();
+  }
+
+  private static String memory() {
+    try {
+      return Files.readAllLines(Path.of("/proc/meminfo")).stream().filter(l -> l.startsWith("MemTotal"))
+          .findFirst().map(l -> l.replaceAll("\\s+", " ")).orElse("unknown");
+    } catch (IOException e) {
+      return "unknown";
+    }
+  }
+
+  private static String cpu() {
+    try {
+      return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
+          .findFirst().map(l -> l.substring(l.indexOf(':') + 1).trim()).orElse("unknown");
+    } catch (IOException e) {
+      return "unknown";
+    }
+  }
+
+  private static String command(String... cmd) {
+    try {
+      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes());
+      p.waitFor(10, TimeUnit.SECONDS);
+      return out;
+    } catch (IOException e) {
+      return "unknown (" + e.getMessage() + ")";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "unknown";
+    }
+  }
+}

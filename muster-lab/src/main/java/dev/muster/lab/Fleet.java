@@ -1,0 +1,116 @@
+package dev.muster.lab;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The usual cast of a scenario: providers {@code p1..pN} serving /hello, consumer A (ejection + retry), consumer B
+ * (neither) and a watcher W, all on one service; plus the log arithmetic the scenarios share.
+ */
+public final class Fleet {
+  public final String service;
+  public final List<LabProcess> providers = new ArrayList<>();
+  public LabProcess a;
+  public LabProcess b;
+  public LabProcess watcher;
+
+  private Fleet(String service) {
+    this.service = service;
+  }
+
+  /** Starts {@code n} providers and waits until each printed {@code registered}. */
+  public static Fleet providers(LabContext ctx, String service, String endpoints, int n, String... extra) {
+    Fleet f = new Fleet(service);
+    for (int i = 1; i <= n; i++) {
+      f.providers.add(ctx.provider("p" + i, service, endpoints, extra));
+    }
+    for (LabProcess p : f.providers) {
+      ctx.await(p.name() + " registered", Duration.ofSeconds(30), () -> p.json().has("registered"));
+    }
+    return f;
+  }
+
+  public LabProcess provider(int i) {
+    return providers.get(i - 1);
+  }
+
+  /** Starts A, B and W (each may be skipped) and waits until the callers are warm: 20 calls in a row ok. */
+  public Fleet consumers(LabContext ctx, String endpoints, boolean withA, boolean withB, boolean withWatcher) {
+    if (withA) {
+      a = ctx.consumer("consumer-a", service, endpoints, true);
+    }
+    if (withB) {
+      b = ctx.consumer("consumer-b", service, endpoints, false);
+    }
+    if (withWatcher) {
+      watcher = ctx.watcher("watcher", service, endpoints);
+      ctx.await("the watcher's snapshot", Duration.ofSeconds(30), () -> watcher.json().has("snapshot"));
+    }
+    for (LabProcess c : new LabProcess[] {a, b}) {
+      if (c != null) {
+        ctx.await(c.name() + " warm (20 calls in a row ok)", Duration.ofSeconds(60), () -> lastOk(c, 20));
+      }
+    }
+    return this;
+  }
+
+  // ---- log arithmetic ---------------------------------------------------------------------------------
+
+  /** The caller's {@code call} lines that started in {@code [from, to)}. */
+  public static List<JsonNode> calls(LabProcess caller, Instant from, Instant to) {
+    return caller.json().events("call").stream().filter(n -> {
+      Instant t = JsonLog.ts(n);
+      return !t.isBefore(from) && t.isBefore(to);
+    }).toList();
+  }
+
+  public static long failed(List<JsonNode> calls) {
+    return calls.stream().filter(n -> !n.path("ok").asBoolean()).count();
+  }
+
+  public static long attemptsTo(List<JsonNode> calls, String id) {
+    long c = 0;
+    for (JsonNode n : calls) {
+      for (JsonNode a : n.path("attempts")) {
+        if (a.asText().equals(id)) {
+          c++;
+        }
+      }
+    }
+    return c;
+  }
+
+  /** When the watcher first printed a set without {@code id}, at or after {@code after}. */
+  public static Optional<Instant> removedAt(LabProcess watcher, String id, Instant after) {
+    return watcher.json().lines().stream()
+        .filter(n -> n.has("instances") && !JsonLog.ts(n).isBefore(after) && !JsonLog.ids(n).contains(id))
+        .map(JsonLog::ts).findFirst();
+  }
+
+  /** When the watcher first printed a set with {@code id}, at or after {@code after}. */
+  public static Optional<Instant> presentAt(LabProcess watcher, String id, Instant after) {
+    return watcher.json().lines().stream()
+        .filter(n -> n.has("instances") && !JsonLog.ts(n).isBefore(after) && JsonLog.ids(n).contains(id))
+        .map(JsonLog::ts).findFirst();
+  }
+
+  /** The last set the watcher printed. */
+  public static List<String> lastSet(LabProcess watcher) {
+    List<JsonNode> lines = watcher.json().lines().stream().filter(n -> n.has("instances")).toList();
+    return lines.isEmpty() ? List.of() : JsonLog.ids(lines.get(lines.size() - 1));
+  }
+
+  static boolean lastOk(LabProcess caller, int n) {
+    List<JsonNode> calls = caller.json().events("call");
+    return calls.size() >= n && calls.subList(calls.size() - n, calls.size()).stream()
+        .allMatch(c -> c.path("ok").asBoolean());
+  }
+
+  public static long millis(Instant from, Instant to) {
+    return Duration.between(from, to).toMillis();
+  }
+}

@@ -1,0 +1,153 @@
+package dev.muster.lab;
+
+import dev.muster.testing.EtcdCluster;
+import dev.muster.testing.FaultProxy;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/**
+ * What a running scenario may use: the shared parameters, its own directory for logs, private etcd clusters and
+ * fault proxies, and processes started from Muster's jar. {@link #close()} stops every process by pid (SIGKILL if
+ * still alive), every proxy and every etcd member, also when the scenario failed.
+ *
+ * <p>Not thread-safe: one scenario thread uses it.
+ */
+public final class LabContext implements AutoCloseable {
+  private final LabParams params;
+  private final Path dir;
+  private final List<String> musterCommand;
+  private final PrintStream progress;
+  private final List<LabProcess> processes = new ArrayList<>();
+  private final List<EtcdCluster> clusters = new ArrayList<>();
+  private final List<FaultProxy> proxies = new ArrayList<>();
+
+  LabContext(LabParams params, Path dir, List<String> musterCommand, PrintStream progress) {
+    this.params = params;
+    this.dir = dir;
+    this.musterCommand = musterCommand;
+    this.progress = progress;
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  public LabParams params() {
+    return params;
+  }
+
+  public Path dir() {
+    return dir;
+  }
+
+  /** Starts a private etcd cluster (its data and logs under this scenario's directory are temporary). */
+  public EtcdCluster etcd(int members) {
+    EtcdCluster cluster = EtcdCluster.builder().members(members).build();
+    clusters.add(cluster);
+    return cluster.start();
+  }
+
+  /** A fault proxy in front of {@code target}. */
+  public FaultProxy proxy(URI target) {
+    FaultProxy p = FaultProxy.to(target);
+    proxies.add(p);
+    return p;
+  }
+
+  /** Starts {@code muster ARGS...} as process {@code name}; its stdout goes to {@code NAME.jsonl}. */
+  public LabProcess start(String name, String... args) {
+    List<String> command = new ArrayList<>(musterCommand);
+    command.addAll(List.of(args));
+    Path out = dir.resolve(name + ".jsonl");
+    Path err = dir.resolve(name + ".err");
+    try {
+      Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+      LabProcess lp = new LabProcess(name, p, out, command);
+      processes.add(lp);
+      return lp;
+    } catch (IOException e) {
+      throw new LabException("cannot start " + name + " (" + String.join(" ", command) + "): " + e.getMessage());
+    }
+  }
+
+  /** A provider serving GET /hello on a free port, registered with the lab's TTL and keepalive. */
+  public LabProcess provider(String id, String service, String endpoints, String... extra) {
+    List<String> args = new ArrayList<>(List.of("register", "--service", service, "--id", id, "--address",
+        "127.0.0.1:" + dev.muster.testing.internal.FreePorts.pick(), "--serve-hello",
+        "--ttl", LabParams.format(params.ttl()), "--keepalive", LabParams.format(params.keepalive()),
+        "--endpoints", endpoints));
+    args.addAll(List.of(extra));
+    return start(id, args.toArray(String[]::new));
+  }
+
+  /**
+   * A consumer calling GET /hello every {@code callInterval} with the lab's attempt timeout, round robin: with
+   * {@code ejectAndRetry} consumer A (eject after 1 failure for the ejection time, 1 retry), else consumer B.
+   */
+  public LabProcess consumer(String name, String service, String endpoints, boolean ejectAndRetry, String... extra) {
+    List<String> args = new ArrayList<>(List.of("call", service, "/hello", "--count", "0", "--interval",
+        LabParams.format(params.callInterval()), "--attempt-timeout", LabParams.format(params.attemptTimeout()),
+        "--policy", "ROUND_ROBIN", "--json", "--endpoints", endpoints));
+    if (ejectAndRetry) {
+      args.addAll(List.of("--idempotent", "--eject-after", "1", "--ejection-time",
+          LabParams.format(params.ejectionTime()), "--max-retries", Integer.toString(params.maxRetries())));
+    } else {
+      args.addAll(List.of("--no-eject", "--max-retries", "0"));
+    }
+    args.addAll(List.of(extra));
+    return start(name, args.toArray(String[]::new));
+  }
+
+  /** A {@code muster watch SERVICE --json} process. */
+  public LabProcess watcher(String name, String service, String endpoints, String... extra) {
+    List<String> args = new ArrayList<>(List.of("watch", service, "--json", "--endpoints", endpoints));
+    args.addAll(List.of(extra));
+    return start(name, args.toArray(String[]::new));
+  }
+
+  /** Waits until {@code condition} holds; fails the scenario with {@code what} after {@code limit}. */
+  public void await(String what, Duration limit, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + limit.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new LabException("timed out after " + limit.toMillis() + " ms waiting for " + what);
+      }
+      sleep(Duration.ofMillis(20));
+    }
+  }
+
+  public void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LabException("interrupted");
+    }
+  }
+
+  /** A progress note under the scenario's line. */
+  public void note(String text) {
+    progress.println("    " + text);
+  }
+
+  @Override
+  public void close() {
+    for (LabProcess p : processes) {
+      if (p.isAlive()) {
+        p.kill9();
+        p.awaitExit(Duration.ofSeconds(10));
+      }
+    }
+    proxies.forEach(FaultProxy::close);
+    clusters.forEach(EtcdCluster::close);
+  }
+}
