@@ -83,6 +83,7 @@ public final class Lab {
     write(out.resolve("output.txt"), OutputTable.render(results, params));
     write(out.resolve("env.txt"), Environment.describe());
     write(out.resolve("LIMITS.md"), Limits.text(params));
+    write(out.resolve("report.html"), dev.muster.lab.report.Report.html(out));
     return results;
   }
 
