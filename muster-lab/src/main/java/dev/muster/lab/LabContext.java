@@ -134,6 +134,29 @@ public final class LabContext implements AutoCloseable {
     }
   }
 
+  /**
+   * Records a fault or step the lab itself performed (a signal, a cut, a restart) in {@code lab.jsonl}, with the
+   * same microsecond timestamps as the processes' logs, so the report can place it exactly.
+   */
+  public void mark(String event, String detail) {
+    com.fasterxml.jackson.databind.node.ObjectNode n = JSON.createObjectNode();
+    n.put("event", event);
+    n.put("ts", TS.format(java.time.Instant.now()));
+    n.put("detail", detail);
+    try {
+      Files.writeString(dir.resolve("lab.jsonl"), JSON.writeValueAsString(n) + "\n",
+          java.nio.charset.StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE,
+          java.nio.file.StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + dir.resolve("lab.jsonl") + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+  private static final java.time.format.DateTimeFormatter TS = java.time.format.DateTimeFormatter
+      .ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(java.time.ZoneOffset.UTC);
+
   /** A progress note under the scenario's line. */
   public void note(String text) {
     progress.println("    " + text);

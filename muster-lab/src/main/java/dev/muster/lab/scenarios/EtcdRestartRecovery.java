@@ -38,8 +38,10 @@ public final class EtcdRestartRecovery implements Scenario {
         true, false, true);
     Instant kill = Instant.now();
     etcd.member(0).kill();
+    ctx.mark("etcd_sigkill", "m0");
     ctx.sleep(Duration.ofSeconds(5));
     etcd.member(0).restart();
+    ctx.mark("etcd_answering", "m0 restarted");
     Instant answering = Instant.now();
     ctx.await("the watcher recovers", Duration.ofSeconds(30),
         () -> f.watcher.json().events("recovered").stream().anyMatch(n -> !JsonLog.ts(n).isBefore(kill)));

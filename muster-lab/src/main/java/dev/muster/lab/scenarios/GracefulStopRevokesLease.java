@@ -36,6 +36,7 @@ public final class GracefulStopRevokesLease implements Scenario {
     LabProcess p1 = f.provider(1);
     Instant term = Instant.now();
     p1.term();
+    ctx.mark("sigterm", "p1");
     ctx.await("p1 revoked", Duration.ofSeconds(15), () -> p1.json().has("revoked"));
     JsonNode revoked = p1.json().events("revoked").get(0);
     ctx.await("the watcher drops p1", Duration.ofSeconds(15), () -> Fleet.removedAt(f.watcher, "p1", term).isPresent());

@@ -36,6 +36,7 @@ public final class Kill9StaleWindow implements Scenario {
     LabProcess p = f.provider(2);
     Instant kill = Instant.now();
     p.kill9();
+    ctx.mark("sigkill", p.name());
     ctx.await("the watcher drops p2", Duration.ofSeconds(20), () -> Fleet.removedAt(f.watcher, "p2", kill).isPresent());
     Instant removed = Fleet.removedAt(f.watcher, "p2", kill).orElseThrow();
     ctx.sleep(Duration.ofMillis(500));

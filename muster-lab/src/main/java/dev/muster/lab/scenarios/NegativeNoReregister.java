@@ -41,8 +41,10 @@ public final class NegativeNoReregister implements Scenario {
     LabProcess p = f.provider(1);
     Instant stop = Instant.now();
     p.stop();
+    ctx.mark("sigstop", p.name());
     ctx.await("the watcher drops p1", Duration.ofSeconds(20), () -> Fleet.removedAt(f.watcher, "p1", stop).isPresent());
     p.cont();
+    ctx.mark("sigcont", p.name());
     ctx.await("p1 reports the lost lease", Duration.ofSeconds(20), () -> p.json().has("lease_lost"));
     ctx.sleep(Duration.ofSeconds(3));
     String address = p.json().events("registered").get(0).path("id").asText();

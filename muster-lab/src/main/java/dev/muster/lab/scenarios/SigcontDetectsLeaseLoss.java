@@ -35,10 +35,12 @@ public final class SigcontDetectsLeaseLoss implements Scenario {
     LabProcess p = f.provider(1);
     Instant stop = Instant.now();
     p.stop();
+    ctx.mark("sigstop", p.name());
     ctx.await("the watcher drops p1", Duration.ofSeconds(20), () -> Fleet.removedAt(f.watcher, "p1", stop).isPresent());
     ctx.sleep(Duration.ofMillis(300));
     Instant cont = Instant.now();
     p.cont();
+    ctx.mark("sigcont", p.name());
     ctx.await("p1 re-registered", Duration.ofSeconds(20), () -> p.json().has("reregistered"));
     ctx.await("the watcher re-adds p1", Duration.ofSeconds(20), () -> Fleet.presentAt(f.watcher, "p1", cont).isPresent());
     Instant lost = JsonLog.ts(p.json().events("lease_lost").get(0));

@@ -46,6 +46,7 @@ public final class SigstopStaleWindow implements Scenario {
       LabProcess p = f.provider(round);
       Instant stop = Instant.now();
       p.stop();
+      ctx.mark("sigstop", p.name());
       ctx.await("the watcher drops " + p.name(), Duration.ofSeconds(20),
           () -> Fleet.removedAt(f.watcher, p.name(), stop).isPresent());
       Instant removed = Fleet.removedAt(f.watcher, p.name(), stop).orElseThrow();
@@ -56,6 +57,7 @@ public final class SigstopStaleWindow implements Scenario {
       aFailed.add(Fleet.failed(aCalls));
       bFailed.add(Fleet.failed(bCalls));
       p.cont();
+      ctx.mark("sigcont", p.name());
       ctx.await(p.name() + " registered again", Duration.ofSeconds(20), () -> p.json().has("reregistered"));
       ctx.note(String.format("round %d (%s): window %d ms, A failed %d of %d, B failed %d of %d", round, p.name(),
           windows.get(round - 1), aFailed.get(round - 1), aCalls.size(), bFailed.get(round - 1), bCalls.size()));

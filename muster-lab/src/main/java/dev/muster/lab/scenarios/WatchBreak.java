@@ -70,6 +70,7 @@ public final class WatchBreak implements Scenario {
     ctx.await("the watcher's snapshot with 3", Duration.ofSeconds(30), () -> Fleet.lastSet(w).size() == 3);
 
     proxy.cut();
+    ctx.mark("cut", "the watcher's connection");
     ctx.await("the watcher reports stale", Duration.ofSeconds(20), () -> w.json().has("stale"));
     f.provider(1).term();
     ctx.await("p1 revoked", Duration.ofSeconds(20), () -> f.provider(1).json().has("revoked"));
@@ -77,9 +78,11 @@ public final class WatchBreak implements Scenario {
     ctx.await("p4 registered", Duration.ofSeconds(30), () -> p4.json().has("registered"));
     if (variant == Variant.COMPACTION) {
       etcd.compact();
+      ctx.mark("compact", "to the current revision");
     }
     Instant pass = Instant.now();
     proxy.pass();
+    ctx.mark("pass", "the watcher's connection");
     ctx.await("the watcher recovers", Duration.ofSeconds(30), () -> w.json().has("recovered"));
     ctx.sleep(Duration.ofSeconds(2));
 
