@@ -89,6 +89,8 @@ public final class EtcdRegistrar implements Registration {
   // Loop-thread state (registerFirst runs before the loop starts, on the caller's thread).
   private int failures;
   private ScheduledFuture<?> pending;
+  /** When the lease in use was granted: the first keepalive is due one interval after the grant, not the put. */
+  private long grantedAtNanos;
   /** Leases granted by the current (re-)registration attempt; kept across retries until one succeeds. */
   private final List<Long> granted = new ArrayList<>();
 
@@ -204,7 +206,7 @@ public final class EtcdRegistrar implements Registration {
         startLoop();
         return;
       } catch (EtcdCallException e) {
-        if (e.kind() != Kind.UNAVAILABLE) {
+        if (e.kind() == Kind.OTHER) {
           revokeAllBut(client, 0);
           throw new RegistryUnavailableException("etcd at " + endpoints() + " refused to register " + key + ": "
               + e.getMessage(), e);
@@ -236,6 +238,7 @@ public final class EtcdRegistrar implements Registration {
    */
   private PutIfAbsent putUnderNewLease(Client client) {
     long lease = EtcdOps.grant(client, config.ttl(), config.requestTimeout());
+    grantedAtNanos = System.nanoTime();
     granted.add(lease);
     PutIfAbsent result = EtcdOps.putIfAbsent(client, key, InstanceCodec.encode(instance), lease,
         config.requestTimeout());
@@ -270,7 +273,16 @@ public final class EtcdRegistrar implements Registration {
   }
 
   private void startLoop() {
-    schedule(this::keepalive, config.keepaliveInterval());
+    schedule(this::keepalive, firstKeepaliveDelay());
+  }
+
+  /**
+   * One keepalive interval after the grant. On a loaded machine the put can come seconds after the grant; timing
+   * the first keepalive from the put would let a short lease expire before it is ever renewed.
+   */
+  private Duration firstKeepaliveDelay() {
+    long sinceGrant = System.nanoTime() - grantedAtNanos;
+    return Duration.ofNanos(Math.max(0, config.keepaliveInterval().toNanos() - sinceGrant));
   }
 
   // ---- loop-thread steps ---------------------------------------------------------------------------
@@ -332,7 +344,7 @@ public final class EtcdRegistrar implements Registration {
       failures = 0;
       state = RegistrationState.ACTIVE;
       emit(Type.REREGISTERED, leaseId, result.revision(), "");
-      schedule(this::keepalive, config.keepaliveInterval());
+      schedule(this::keepalive, firstKeepaliveDelay());
     } catch (DuplicateInstanceException e) {
       fail(e.getMessage());
     } catch (EtcdCallException e) {
