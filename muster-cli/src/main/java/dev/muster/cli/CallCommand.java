@@ -5,12 +5,17 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.muster.RegistryUnavailableException;
 import dev.muster.balance.BalancerConfig;
 import dev.muster.cache.CacheConfig;
+import dev.muster.cache.EndpointCache;
+import dev.muster.cache.EndpointDelta;
+import dev.muster.cache.EndpointListener;
+import dev.muster.cache.EndpointSet;
 import dev.muster.call.CallResult;
 import dev.muster.call.Idempotent;
 import dev.muster.etcd.EtcdRegistry;
 import dev.muster.http.HttpCallConfig;
 import dev.muster.http.MusterHttp;
 import dev.muster.outlier.OutlierConfig;
+import dev.muster.registry.Instance;
 import dev.muster.retry.RetryConfig;
 import java.io.PrintWriter;
 import java.net.http.HttpResponse;
@@ -35,7 +40,10 @@ import picocli.CommandLine.Spec;
  * With {@code --count 0} it calls until SIGTERM/SIGINT (the lab's consumers), then prints the summary.
  *
  * <p>Calls start at a fixed rate on one scheduler thread and complete on HTTP threads; lines are printed as calls
- * complete, each with its sequence number.
+ * complete, each with its sequence number. With {@code --json} the endpoint cache's changes are printed too
+ * ({@code snapshot}, {@code update}, {@code resync}, {@code stale}, {@code recovered}, with the instance list as
+ * {@code muster watch --json} prints it), after the balancer has taken them: the lab reads from them when this
+ * caller stopped picking an instance.
  */
 @Command(name = "call", description = "Call SERVICE's PATH over HTTP through balancing, local ejection and retry.")
 final class CallCommand implements Callable<Integer> {
@@ -102,6 +110,11 @@ final class CallCommand implements Callable<Integer> {
       description = "Exit 4 when no endpoint set arrives within this time (default ${DEFAULT-VALUE}).")
   Duration startTimeout;
 
+  @Option(names = "--clear-on-stale", hidden = true,
+      description = "Negative control for the lab: while the endpoint cache is stale, call nothing (every call fails"
+          + " with no endpoint) instead of calling the last known set.")
+  boolean clearOnStale;
+
   private final AtomicLong ok = new AtomicLong();
   private final AtomicLong failed = new AtomicLong();
   private final AtomicLong retried = new AtomicLong();
@@ -123,8 +136,15 @@ final class CallCommand implements Callable<Integer> {
     HttpCallConfig config = HttpCallConfig.defaults().withOutlier(outlier).withRetry(retry).withBalancer(balancer);
     PrintWriter out = spec.commandLine().getOut();
     EtcdRegistry registry = EtcdRegistry.connect(common.etcdConfig());
-    MusterHttp http = new MusterHttp(s -> registry.watch(CacheConfig.builder(s).namespace(common.namespace).build()),
-        config);
+    EndpointCache cache = registry.watch(CacheConfig.builder(service).namespace(common.namespace).build());
+    MusterHttp http = new MusterHttp(s -> cache, config); // one service per process: the cache above is its cache
+    http.balancer(service); // first use: MusterHttp adds its listener (set -> balancer), so it runs before ours
+    if (clearOnStale) {
+      cache.addListener(new ClearOnStale(http, cache, out));
+    }
+    if (json) {
+      cache.addListener(new SetPrinter(out));
+    }
     ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "muster-call-ticker");
       t.setDaemon(true);
@@ -166,6 +186,7 @@ final class CallCommand implements Callable<Integer> {
       return failed.get() == 0 ? 0 : Errors.FAILURE;
     } finally {
       http.close();
+      cache.close();
       registry.close();
     }
   }
@@ -229,6 +250,94 @@ final class CallCommand implements Callable<Integer> {
             refused == 0 ? "" : ", " + refused + " retries refused by the budget");
         out.flush();
       }
+    }
+  }
+
+  /**
+   * THE NEGATIVE CONTROL ({@code --clear-on-stale}), not how Muster behaves: clear-on-error. When the cache reports
+   * stale (etcd unreachable, watch broken), the balancer is given the empty set, so every call fails with no
+   * endpoint although the last known instances are still serving; when the cache recovers, its set is used again.
+   * The lab's {@code registry_down_keep_vs_clear} compares it with the default, keep-last-known (SPEC §4, §6).
+   *
+   * <p>Runs on the cache's notifier thread, after MusterHttp's own listener (which hands every published set to
+   * the balancer), so while stale it re-clears whatever that listener restored.
+   */
+  private final class ClearOnStale implements EndpointListener {
+    private final MusterHttp http;
+    private final EndpointCache cache;
+    private final PrintWriter out;
+    private boolean cleared; // notifier thread only
+
+    ClearOnStale(MusterHttp http, EndpointCache cache, PrintWriter out) {
+      this.http = http;
+      this.cache = cache;
+      this.out = out;
+    }
+
+    @Override
+    public void onChange(EndpointSet set, EndpointDelta delta) {
+      if (cleared) {
+        http.balancer(service).update(EndpointSet.EMPTY); // MusterHttp's listener just handed it the set
+      }
+    }
+
+    @Override
+    public void onStale(EndpointSet set, Instant since, String reason) {
+      cleared = true;
+      http.balancer(service).update(EndpointSet.EMPTY);
+      note("cleared", set);
+    }
+
+    @Override
+    public void onRecovered(EndpointSet set, Duration staleFor) {
+      cleared = false;
+      http.balancer(service).update(cache.current());
+      note("restored", cache.current());
+    }
+
+    private void note(String event, EndpointSet set) {
+      if (json) {
+        ObjectNode node = JsonLines.event(event, Instant.now());
+        node.put("service", service);
+        node.put("revision", set.revision());
+        node.put("negative_control", "clear-on-stale");
+        JsonLines.print(out, node);
+      }
+    }
+  }
+
+  /** Prints the cache's changes as JSON lines (runs on the cache's notifier thread, after the balancer's update). */
+  private final class SetPrinter implements EndpointListener {
+    private final PrintWriter out;
+
+    SetPrinter(PrintWriter out) {
+      this.out = out;
+    }
+
+    @Override
+    public void onChange(EndpointSet set, EndpointDelta delta) {
+      print(delta.kind().name().toLowerCase(java.util.Locale.ROOT), set);
+    }
+
+    @Override
+    public void onStale(EndpointSet set, Instant since, String reason) {
+      print("stale", set);
+    }
+
+    @Override
+    public void onRecovered(EndpointSet set, Duration staleFor) {
+      print("recovered", set);
+    }
+
+    private void print(String event, EndpointSet set) {
+      ObjectNode node = JsonLines.event(event, Instant.now());
+      node.put("service", service);
+      node.put("revision", set.revision());
+      ArrayNode list = node.putArray("instances");
+      for (Instance i : set.instances()) {
+        EventLines.describe(list.addObject(), i);
+      }
+      JsonLines.print(out, node);
     }
   }
 }

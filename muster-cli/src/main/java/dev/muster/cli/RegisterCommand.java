@@ -102,10 +102,16 @@ final class RegisterCommand implements Callable<Integer> {
       + " and for trying `muster call`); it keeps serving through the drain and stops after the revoke.")
   boolean serveHello;
 
+  @Option(names = "--hello-delay", paramLabel = "DURATION", defaultValue = "0ms", converter = DurationConverter.class,
+      description = "With --serve-hello: wait this long before answering each /hello, so requests are in flight"
+          + " (the lab's drain scenario; default ${DEFAULT-VALUE}).")
+  Duration helloDelay;
+
   @Override
   public Integer call() throws InterruptedException {
     Instance instance = instance();
-    HelloServer hello = serveHello ? HelloServer.start(instance.address(), instance.port(), instance.id()) : null;
+    HelloServer hello = serveHello
+        ? HelloServer.start(instance.address(), instance.port(), instance.id(), helloDelay) : null;
     RegistrarConfig config = RegistrarConfig.builder()
         .ttl(ttl).keepaliveInterval(keepalive).drain(drain).reregister(!noReregister).maxFailures(maxFailures)
         .startTimeout(startTimeout).shutdownHook(true).build();

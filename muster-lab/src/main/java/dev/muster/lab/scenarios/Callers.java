@@ -1,0 +1,59 @@
+package dev.muster.lab.scenarios;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.muster.lab.JsonLog;
+import dev.muster.lab.LabContext;
+import dev.muster.lab.LabProcess;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Consumers for the scenarios that call at another rate or with another attempt timeout than the lab's
+ * parameters, and the warm-up wait they share. {@link LabContext#consumer} cannot be told these through its extra
+ * arguments: {@code muster call} (picocli) rejects an option given twice. Otherwise the same A-style (ejection after
+ * 1 failure for the lab's ejection time, the lab's retries) and B-style (neither) callers, round robin.
+ */
+final class Callers {
+  private Callers() {}
+
+  /** {@code muster call SERVICE /hello --json} every {@code interval}, each attempt within {@code attemptTimeout}. */
+  static LabProcess start(LabContext ctx, String name, String service, String endpoints, boolean ejectAndRetry,
+      Duration interval, Duration attemptTimeout, String... extra) {
+    List<String> args = new ArrayList<>(List.of("call", service, "/hello", "--count", "0", "--interval",
+        millis(interval), "--attempt-timeout", millis(attemptTimeout), "--policy", "ROUND_ROBIN", "--json",
+        "--endpoints", endpoints));
+    if (ejectAndRetry) {
+      args.addAll(List.of("--idempotent", "--eject-after", "1", "--ejection-time", millis(ctx.params().ejectionTime()),
+          "--max-retries", Integer.toString(ctx.params().maxRetries())));
+    } else {
+      args.addAll(List.of("--no-eject", "--max-retries", "0"));
+    }
+    args.addAll(List.of(extra));
+    return ctx.start(name, args.toArray(String[]::new));
+  }
+
+  /** Waits until each caller's last 20 calls succeeded (as {@code Fleet.consumers} does for A and B). */
+  static void awaitWarm(LabContext ctx, LabProcess... callers) {
+    for (LabProcess c : callers) {
+      ctx.await(c.name() + " warm (20 calls in a row ok)", Duration.ofSeconds(60), () -> lastOk(c, 20));
+    }
+  }
+
+  static boolean lastOk(LabProcess caller, int n) {
+    List<JsonNode> calls = caller.json().events("call");
+    return calls.size() >= n && calls.subList(calls.size() - n, calls.size()).stream()
+        .allMatch(c -> c.path("ok").asBoolean());
+  }
+
+  /** The first line of {@code event} at or after {@code after}. */
+  static Optional<Instant> firstAt(LabProcess p, String event, Instant after) {
+    return p.json().events(event).stream().map(JsonLog::ts).filter(t -> !t.isBefore(after)).findFirst();
+  }
+
+  private static String millis(Duration d) {
+    return d.toMillis() + "ms";
+  }
+}
