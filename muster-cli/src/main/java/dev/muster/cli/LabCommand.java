@@ -96,7 +96,7 @@ final class LabCommand implements Callable<Integer> {
     } catch (java.io.IOException e) {
       o.println("(cannot read output.txt: " + e.getMessage() + ")");
     }
-    if (names.isEmpty()) {
+    if (names.isEmpty() && !Scenarios.notYetBuilt().isEmpty()) {
       o.println("not built yet: " + String.join(", ", Scenarios.notYetBuilt()));
     }
     o.printf("%d of %d passed; reports in %s%n", passed, results.size(), out.toAbsolutePath());
