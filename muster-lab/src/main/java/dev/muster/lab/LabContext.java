@@ -71,6 +71,8 @@ public final class LabContext implements AutoCloseable {
     Path err = dir.resolve(name + ".err");
     try {
       Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+      // Tracked like the etcd members: killed by pid on JVM shutdown too (Ctrl-C during a scenario).
+      dev.muster.testing.internal.ProcessReaper.track(p.toHandle());
       LabProcess lp = new LabProcess(name, p, out, command);
       processes.add(lp);
       return lp;

@@ -50,9 +50,17 @@ public final class EtcdConnection implements AutoCloseable {
     if (closed || client != failed) {
       return;
     }
+    Client fresh;
+    try {
+      fresh = build();
+    } catch (RuntimeException e) {
+      // e.g. during JVM shutdown a new client cannot register its threads; keep using the old one
+      log.debug("could not replace the etcd client for {}: {}", config.endpoints(), e.toString());
+      return;
+    }
     resets++;
     log.debug("replacing the etcd client for {} (reset {})", config.endpoints(), resets);
-    client = build();
+    client = fresh;
     closeInBackground(failed);
   }
 
@@ -86,14 +94,19 @@ public final class EtcdConnection implements AutoCloseable {
   }
 
   private static void closeInBackground(Client old) {
-    Thread t = new Thread(() -> {
+    Runnable close = () -> {
       try {
         old.close();
       } catch (RuntimeException e) {
         log.debug("closing a replaced etcd client failed: {}", e.toString());
       }
-    }, "muster-etcd-client-close");
-    t.setDaemon(true);
-    t.start();
+    };
+    try {
+      Thread t = new Thread(close, "muster-etcd-client-close");
+      t.setDaemon(true);
+      t.start();
+    } catch (RuntimeException | OutOfMemoryError e) {
+      close.run();
+    }
   }
 }

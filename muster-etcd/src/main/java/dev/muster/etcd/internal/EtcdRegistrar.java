@@ -432,7 +432,7 @@ public final class EtcdRegistrar implements Registration {
         revision = EtcdOps.put(connection.client(), key, InstanceCodec.encode(draining), leaseId,
             config.requestTimeout());
         instance = draining;
-      } catch (EtcdCallException e) {
+      } catch (RuntimeException e) { // etcd unreachable, or the JVM shutting down: revoke regardless
         detail += "; could not publish DRAINING: " + e.getMessage();
       }
     }
@@ -463,7 +463,9 @@ public final class EtcdRegistrar implements Registration {
     try {
       long revision = EtcdOps.revoke(connection.client(), lease, config.requestTimeout());
       emit(Type.REVOKED, lease, revision, "");
-    } catch (EtcdCallException e) {
+    } catch (RuntimeException re) {
+      EtcdCallException e = re instanceof EtcdCallException ce ? ce
+          : new EtcdCallException("revoke lease " + Long.toHexString(lease), re);
       if (e.kind() == Kind.LEASE_NOT_FOUND) {
         emit(Type.REVOKED, lease, 0, "the lease had already ended");
       } else if (failedBeforeClose) {

@@ -91,6 +91,10 @@ public final class ReconnectStorm implements Scenario {
       long resyncs = caches.stream().mapToLong(EndpointCache::resyncCount).sum();
       long reconnects = registries.stream().mapToLong(EtcdRegistry::reconnects).sum();
 
+      // p1 must be back on etcd before it leaves, or its revoke (and the change the caches should see) fails
+      dev.muster.lab.LabProcess p1 = f.provider(1);
+      ctx.await("p1 reconnected to etcd", Duration.ofSeconds(20), () -> p1.json().has("reconnected")
+          || p1.json().has("reregistered") || !p1.json().has("unreachable"));
       f.provider(1).term();
       ctx.await("p1 revoked", Duration.ofSeconds(20), () -> f.provider(1).json().has("revoked"));
       Instant revoked = JsonLog.ts(f.provider(1).json().events("revoked").get(0));
