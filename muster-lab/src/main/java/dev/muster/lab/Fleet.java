@@ -50,9 +50,11 @@ public final class Fleet {
       watcher = ctx.watcher("watcher", service, endpoints);
       ctx.await("the watcher's snapshot", Duration.ofSeconds(30), () -> watcher.json().has("snapshot"));
     }
+    List<String> ids = providers.stream().map(LabProcess::name).toList();
     for (LabProcess c : new LabProcess[] {a, b}) {
       if (c != null) {
-        ctx.await(c.name() + " warm (20 calls in a row ok)", Duration.ofSeconds(60), () -> lastOk(c, 20));
+        ctx.await(c.name() + " warm (30 calls in a row ok at the first attempt, every provider among them)",
+            Duration.ofSeconds(60), () -> warm(c, 30, ids));
       }
     }
     return this;
@@ -104,10 +106,23 @@ public final class Fleet {
     return lines.isEmpty() ? List.of() : JsonLog.ids(lines.get(lines.size() - 1));
   }
 
-  static boolean lastOk(LabProcess caller, int n) {
+  /**
+   * The caller is warm: its last {@code n} calls succeeded at their first attempt and reached every provider, so no
+   * endpoint is ejected from the cold start (a fresh JVM times out some first 300 ms attempts) when a fault begins.
+   */
+  static boolean warm(LabProcess caller, int n, List<String> providerIds) {
     List<JsonNode> calls = caller.json().events("call");
-    return calls.size() >= n && calls.subList(calls.size() - n, calls.size()).stream()
-        .allMatch(c -> c.path("ok").asBoolean());
+    if (calls.size() < n) {
+      return false;
+    }
+    java.util.Set<String> reached = new java.util.HashSet<>();
+    for (JsonNode c : calls.subList(calls.size() - n, calls.size())) {
+      if (!c.path("ok").asBoolean() || c.path("attempts").size() != 1) {
+        return false;
+      }
+      reached.add(c.path("attempts").get(0).asText());
+    }
+    return reached.containsAll(providerIds);
   }
 
   public static long millis(Instant from, Instant to) {
