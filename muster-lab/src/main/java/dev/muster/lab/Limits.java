@@ -21,6 +21,10 @@ final class Limits {
           nothing about non-idempotent calls, or about every endpoint failing at once.
         - Fresh JVMs are slow for their first requests; consumers are warmed up before a fault is injected, and the
           warm-up is not counted.
+        - A call that timed out on the client may still have been applied by etcd (minority_partition shows a put
+          abandoned during the partition applied after the heal); the registrar copes by recognising its own
+          leases, but the lab does not prove every client-side timeout is harmless.
+        - reconnect_storm runs its 50 caches in the lab's JVM, each with its own connection, not 50 processes.
         - etcd 3.4 (Debian) only; jetcd 0.8.6; Java 17.
         """.formatted(LabParams.format(p.ttl()));
   }

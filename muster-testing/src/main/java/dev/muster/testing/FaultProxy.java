@@ -25,8 +25,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <ul>
  *   <li>{@link #pass()}: forward everything (the default);
- *   <li>{@link #cut()}: close every connection and refuse new ones (the listening socket is closed), as when a
- *       peer process dies;
+ *   <li>{@link #cut()}: close every connection and refuse new ones, as when a peer process dies. The port stays
+ *       reserved (nobody else can take it while cut): a new connection is accepted and at once reset (RST), which a
+ *       client sees as a refused or reset connection;
  *   <li>{@link #blackhole()}: keep connections open and accept new ones but forward nothing in either direction,
  *       a half-open peer. Bytes are held, not dropped: on {@link #pass()} they flow again, as TCP would deliver
  *       them after a partition heals;
@@ -104,7 +105,7 @@ public final class FaultProxy implements AutoCloseable {
     return accepted.get();
   }
 
-  /** Forward everything again; after {@link #cut()} the proxy listens on the same port again. */
+  /** Forward everything again. */
   public void pass() {
     setMode(Mode.PASS, 0);
   }
@@ -150,11 +151,6 @@ public final class FaultProxy implements AutoCloseable {
       }
       latencyNanos = delayNanos;
       mode = next;
-      if (next == Mode.CUT) {
-        closeServer();
-      } else if (server == null || server.isClosed()) {
-        listen(port());
-      }
       notifyAll();
     }
     if (next == Mode.CUT) {
@@ -191,6 +187,11 @@ public final class FaultProxy implements AutoCloseable {
     while (!s.isClosed()) {
       try {
         Socket client = s.accept();
+        if (mode == Mode.CUT) {
+          client.setSoLinger(true, 0); // reset at once: refused, without giving up the port
+          client.close();
+          continue;
+        }
         accepted.incrementAndGet();
         Connection c = new Connection(client, connectionIds.incrementAndGet());
         connections.add(c);
