@@ -98,6 +98,10 @@ final class RegisterCommand implements Callable<Integer> {
       description = "How long to keep trying to reach etcd at start before exiting 4 (default ${DEFAULT-VALUE}).")
   Duration startTimeout;
 
+  @Option(names = "--log-keepalives", hidden = true,
+      description = "Also print a keepalive line for every renewal (the lab uses it to split stale windows).")
+  boolean logKeepalives;
+
   @Option(names = "--serve-hello", description = "Also serve GET /hello on --address (a demo provider for the lab"
       + " and for trying `muster call`); it keeps serving through the drain and stops after the revoke.")
   boolean serveHello;
@@ -114,7 +118,7 @@ final class RegisterCommand implements Callable<Integer> {
         ? HelloServer.start(instance.address(), instance.port(), instance.id(), helloDelay) : null;
     RegistrarConfig config = RegistrarConfig.builder()
         .ttl(ttl).keepaliveInterval(keepalive).drain(drain).reregister(!noReregister).maxFailures(maxFailures)
-        .startTimeout(startTimeout).shutdownHook(true).build();
+        .startTimeout(startTimeout).shutdownHook(true).reportKeepalives(logKeepalives).build();
     PrintWriter out = spec.commandLine().getOut();
     CompletableFuture<RegistrationEvent> ended = new CompletableFuture<>();
     EtcdRegistry registry = EtcdRegistry.connect(common.etcdConfig());

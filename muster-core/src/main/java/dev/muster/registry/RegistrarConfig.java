@@ -19,6 +19,8 @@ import java.util.Objects;
  * @param retryBase first retry delay after a failed keepalive; doubles up to the keepalive interval, full jitter
  *     (default 100 ms)
  * @param shutdownHook close (drain, revoke) on JVM shutdown, e.g. SIGTERM (default true)
+ * @param reportKeepalives also report every successful keepalive as an event (default false; the lab uses it to
+ *     know when each lease would have expired)
  */
 public record RegistrarConfig(
     Duration ttl,
@@ -29,7 +31,8 @@ public record RegistrarConfig(
     Duration startTimeout,
     Duration requestTimeout,
     Duration retryBase,
-    boolean shutdownHook) {
+    boolean shutdownHook,
+    boolean reportKeepalives) {
 
   /** etcd refuses leases shorter than this (its minimum TTL). */
   public static final Duration MIN_TTL = Duration.ofSeconds(2);
@@ -96,6 +99,7 @@ public record RegistrarConfig(
     b.requestTimeout = requestTimeout;
     b.retryBase = retryBase;
     b.shutdownHook = shutdownHook;
+    b.reportKeepalives = reportKeepalives;
     return b;
   }
 
@@ -110,6 +114,7 @@ public record RegistrarConfig(
     private Duration requestTimeout = Duration.ofSeconds(2);
     private Duration retryBase = Duration.ofMillis(100);
     private boolean shutdownHook = true;
+    private boolean reportKeepalives;
 
     private Builder() {}
 
@@ -153,6 +158,11 @@ public record RegistrarConfig(
       return this;
     }
 
+    public Builder reportKeepalives(boolean report) {
+      this.reportKeepalives = report;
+      return this;
+    }
+
     public Builder shutdownHook(boolean shutdownHook) {
       this.shutdownHook = shutdownHook;
       return this;
@@ -164,7 +174,7 @@ public record RegistrarConfig(
       Duration d = drain != null ? drain : keepalive.multipliedBy(2);
       Duration request = requestTimeout != null && requestTimeout.compareTo(keepalive) > 0 ? keepalive : requestTimeout;
       return new RegistrarConfig(ttl, keepalive, d, reregister, maxFailures, startTimeout, request, retryBase,
-          shutdownHook);
+          shutdownHook, reportKeepalives);
     }
   }
 }

@@ -13,6 +13,8 @@ public record RegistrationEvent(Type type, Instant ts, String id, long lease, lo
   public enum Type {
     /** First registration succeeded. */
     REGISTERED("registered"),
+    /** A keepalive succeeded (reported only with {@code reportKeepalives}); {@code detail} holds the TTL granted. */
+    KEEPALIVE("keepalive"),
     /** A keepalive failed because etcd could not be reached; the lease may survive. */
     UNREACHABLE("unreachable"),
     /** A keepalive succeeded again on the same lease after {@link #UNREACHABLE}. */

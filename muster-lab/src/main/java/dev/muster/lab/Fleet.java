@@ -125,6 +125,37 @@ public final class Fleet {
     return reached.containsAll(providerIds);
   }
 
+  /**
+   * When the provider's lease would expire if nothing renewed it after {@code fault}: its last renewal (a
+   * {@code keepalive} line with the TTL granted, or the registration) before the fault, plus that TTL.
+   */
+  public static Optional<Instant> leaseExpiry(LabProcess provider, Instant fault, Duration ttl) {
+    Instant last = null;
+    Duration granted = ttl;
+    for (JsonNode n : provider.json().lines()) {
+      String e = n.path("event").asText();
+      if ((e.equals("keepalive") || e.equals("registered") || e.equals("reregistered"))
+          && JsonLog.ts(n).isBefore(fault)) {
+        last = JsonLog.ts(n);
+        String detail = n.path("detail").asText();
+        if (detail.startsWith("ttl ") && detail.endsWith("s")) {
+          granted = Duration.ofSeconds(Long.parseLong(detail.substring(4, detail.length() - 1)));
+        } else {
+          granted = ttl;
+        }
+      }
+    }
+    return last == null ? Optional.empty() : Optional.of(last.plus(granted));
+  }
+
+  /** "window W ms = lease remainder L + detection/delivery D" for one stale window. */
+  public static String split(LabProcess provider, Instant fault, Instant removed, Duration ttl) {
+    long window = millis(fault, removed);
+    return leaseExpiry(provider, fault, ttl)
+        .map(expiry -> window + " = " + millis(fault, expiry) + " + " + millis(expiry, removed))
+        .orElse(Long.toString(window));
+  }
+
   public static long millis(Instant from, Instant to) {
     return Duration.between(from, to).toMillis();
   }

@@ -86,7 +86,7 @@ public final class LabContext implements AutoCloseable {
     List<String> args = new ArrayList<>(List.of("register", "--service", service, "--id", id, "--address",
         "127.0.0.1:" + dev.muster.testing.internal.FreePorts.pick(), "--serve-hello",
         "--ttl", LabParams.format(params.ttl()), "--keepalive", LabParams.format(params.keepalive()),
-        "--endpoints", endpoints));
+        "--log-keepalives", "--endpoints", endpoints));
     args.addAll(List.of(extra));
     return start(id, args.toArray(String[]::new));
   }

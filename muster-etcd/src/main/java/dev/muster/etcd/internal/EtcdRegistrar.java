@@ -300,6 +300,9 @@ public final class EtcdRegistrar implements Registration {
         return;
       }
       failures = 0;
+      if (config.reportKeepalives()) {
+        emit(Type.KEEPALIVE, lease, 0, "ttl " + ttl + "s");
+      }
       if (state == RegistrationState.UNREACHABLE) {
         state = RegistrationState.ACTIVE;
         emit(Type.RECONNECTED, lease, 0, "the same lease continues (ttl " + ttl + "s)");

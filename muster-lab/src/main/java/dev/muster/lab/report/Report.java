@@ -113,11 +113,9 @@ public final class Report {
     }
     if (d.has("windows")) {
       figure(h, "windows-" + id, 70 + 42 * d.get("windows").size(), "Stale window per round as output.txt reports "
-          + "it: the lab's fault instant → the watcher's first set without the provider (watcher.jsonl). Drawn "
-          + "whole, not split into lease remainder and detection + delivery: no log holds the provider's last "
-          + "successful keepalive or etcd's revoke time. The split would need the last keepalive's time t_k and "
-          + "the TTL etcd granted then: lease remainder = t_k + TTL − fault, detection + delivery = removal − "
-          + "(t_k + TTL); etcd's expiry time would further separate detection from watch delivery."
+          + "it: the lab's fault instant → the watcher's first set without the provider (watcher.jsonl), split where "
+          + "the provider logged its renewals: lease remainder = last renewal before the fault + the TTL granted − "
+          + "fault; detection + delivery = removal − that expiry (etcd's expiry loop, the delete, the watch)."
           + (derived ? "" : " The watcher's removals do not pair one-to-one with these windows, so the faults "
               + "are not placed on the charts."));
     }

@@ -78,11 +78,17 @@ final class ReportScript {
         function windowsChart(canvas, s) {
           new Chart(canvas, {type: 'bar', plugins: [valueLabels], data: {
             labels: s.windows.map(w => w.label),
-            datasets: [{label: 'fault → watcher drops the provider (whole window, not split)',
+            datasets: s.windows.every(w => w.remainder !== undefined) ? [
+              {label: 'lease remainder (fault → last renewal + TTL)', backgroundColor: '#ffcc80',
+                borderColor: '#ef6c00', borderWidth: 1, data: s.windows.map(w => w.remainder)},
+              {label: 'expiry detection + delivery (→ watcher drops the provider)', backgroundColor: '#ef5350',
+                borderColor: '#b71c1c', borderWidth: 1, data: s.windows.map(w => w.detection)}
+            ] : [{label: 'fault → watcher drops the provider (whole window, not split)',
                 backgroundColor: '#ffab91', borderColor: '#e64a19', borderWidth: 1, data: s.windows.map(w => w.ms)}]
           }, options: {
             animation: false, indexAxis: 'y',
-            scales: {x: {beginAtZero: true, grace: '12%', title: {display: true, text: 'ms'}}},
+            scales: {x: {beginAtZero: true, stacked: true, grace: '12%', title: {display: true, text: 'ms'}},
+                     y: {stacked: true}},
             plugins: {legend}
           }});
         }

@@ -68,8 +68,13 @@ final class ScenarioCharts {
       ArrayNode w = out.putArray("windows");
       for (int i = 0; i < windows.size(); i++) {
         String who = placed ? removals.get(i).label().replaceFirst("^.*removed ", "") : "";
-        w.addObject().put("label", ((windows.size() > 1 ? "round " + (i + 1) + " " : "") + who).trim())
+        ObjectNode row = w.addObject()
+            .put("label", ((windows.size() > 1 ? "round " + (i + 1) + " " : "") + who).trim())
             .put("ms", windows.get(i));
+        List<long[]> splits = splits(figures);
+        if (splits.size() == windows.size()) {
+          row.put("remainder", splits.get(i)[1]).put("detection", splits.get(i)[2]);
+        }
         if (placed) {
           events.add(new Event("lab (derived)", DERIVED_FAULT, removals.get(i).at().minusMillis(windows.get(i)),
               "fault ≈ watcher removed " + who + " at " + removals.get(i).at() + " − window " + windows.get(i)
@@ -97,9 +102,9 @@ final class ScenarioCharts {
     return Optional.of(out);
   }
 
-  /** Fault moments for the calls chart: everything but routine registration, snapshots and failed calls. */
+  /** Fault moments for the calls chart: everything but routine registration, renewals, snapshots and failed calls. */
   private static boolean isMarker(String kind) {
-    return !Set.of("registered", "snapshot", "update", "call failed").contains(kind);
+    return !Set.of("registered", "snapshot", "update", "call failed", "keepalive").contains(kind);
   }
 
   private static List<Path> logs(Path dir) {
@@ -176,6 +181,25 @@ final class ScenarioCharts {
       ObjectNode consumer = consumers.addObject().put("name", name);
       consumer.set("ok", json.valueToTree(ok));
       consumer.set("failed", json.valueToTree(failed));
+    }
+    return out;
+  }
+
+  private static final Pattern SPLIT = Pattern.compile("(-?\\d+) = (-?\\d+) \\+ (-?\\d+)");
+
+  /**
+   * The windows' split as the lab reports it from the providers' keepalive logs:
+   * {@code window = lease remainder + detection/delivery: [2677 = 2122 + 554, ...]}; each {@code {W, L, D}}.
+   */
+  static List<long[]> splits(String figures) {
+    int at = figures.indexOf("lease remainder + detection/delivery:");
+    List<long[]> out = new java.util.ArrayList<>();
+    if (at < 0) {
+      return out;
+    }
+    Matcher m = SPLIT.matcher(figures.substring(at));
+    while (m.find()) {
+      out.add(new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Long.parseLong(m.group(3))});
     }
     return out;
   }

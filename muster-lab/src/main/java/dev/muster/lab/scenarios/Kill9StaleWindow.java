@@ -46,7 +46,8 @@ public final class Kill9StaleWindow implements Scenario {
     long bFailed = Fleet.failed(b);
     boolean pass = aFailed == 0 && bFailed > 0;
     return ScenarioResult.of(this, pass, String.format("window %d ms; B %d failures of %d calls, A %d of %d (A sent"
-            + " %d attempts to the dead address)", Fleet.millis(kill, removed), bFailed, b.size(), aFailed, a.size(),
-        Fleet.attemptsTo(a, "p2")), "A failures = 0; B fails in the window (the negative control)");
+            + " %d attempts to the dead address); window = lease remainder + detection/delivery: %s ms",
+        Fleet.millis(kill, removed), bFailed, b.size(), aFailed, a.size(), Fleet.attemptsTo(a, "p2"),
+        Fleet.split(p, kill, removed, ctx.params().ttl())), "A failures = 0; B fails in the window (the negative control)");
   }
 }
