@@ -59,7 +59,7 @@ public final class RegistryDownKeepVsClear implements Scenario {
     etcd.member(0).restart();
     Instant answering = Instant.now();
     ctx.await("X takes its set back", Duration.ofSeconds(30),
-        () -> Callers.firstAt(x, "restored", answering).isPresent());
+        () -> Callers.firstAt(x, "restored", kill).isPresent()); // may come before restart() returns
     ctx.await("X calls ok again (20 in a row)", Duration.ofSeconds(30), () -> Callers.lastOk(x, 20));
     ctx.sleep(Duration.ofMillis(500)); // calls started before `answering` finish
 
@@ -71,7 +71,7 @@ public final class RegistryDownKeepVsClear implements Scenario {
     long kFailed = Fleet.failed(kDown);
     long xFailed = Fleet.failed(xDown);
     Instant cleared = Callers.firstAt(x, "cleared", kill).orElse(null);
-    Instant restored = Callers.firstAt(x, "restored", answering).orElseThrow();
+    Instant restored = Callers.firstAt(x, "restored", kill).orElseThrow();
     Instant xOkAgain = x.json().events("call").stream()
         .filter(n -> n.path("ok").asBoolean() && !JsonLog.ts(n).isBefore(restored))
         .map(JsonLog::ts).findFirst().orElseThrow();
