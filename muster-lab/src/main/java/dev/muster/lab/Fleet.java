@@ -50,14 +50,18 @@ public final class Fleet {
       watcher = ctx.watcher("watcher", service, endpoints);
       ctx.await("the watcher's snapshot", Duration.ofSeconds(30), () -> watcher.json().has("snapshot"));
     }
-    List<String> ids = providers.stream().map(LabProcess::name).toList();
-    for (LabProcess c : new LabProcess[] {a, b}) {
-      if (c != null) {
-        ctx.await(c.name() + " warm (30 calls in a row ok at the first attempt, every provider among them)",
-            Duration.ofSeconds(60), () -> warm(c, 30, ids));
-      }
-    }
+    awaitWarm(ctx, java.util.Arrays.stream(new LabProcess[] {a, b}).filter(java.util.Objects::nonNull)
+        .toArray(LabProcess[]::new));
     return this;
+  }
+
+  /** Waits until every caller is {@linkplain #warm warm} against this fleet's providers. */
+  public void awaitWarm(LabContext ctx, LabProcess... callers) {
+    List<String> ids = providers.stream().map(LabProcess::name).toList();
+    for (LabProcess c : callers) {
+      ctx.await(c.name() + " warm (30 calls in a row ok at the first attempt, every provider among them)",
+          Duration.ofSeconds(60), () -> warm(c, 30, ids));
+    }
   }
 
   // ---- log arithmetic ---------------------------------------------------------------------------------
@@ -110,7 +114,7 @@ public final class Fleet {
    * The caller is warm: its last {@code n} calls succeeded at their first attempt and reached every provider, so no
    * endpoint is ejected from the cold start (a fresh JVM times out some first 300 ms attempts) when a fault begins.
    */
-  static boolean warm(LabProcess caller, int n, List<String> providerIds) {
+  public static boolean warm(LabProcess caller, int n, List<String> providerIds) {
     List<JsonNode> calls = caller.json().events("call");
     if (calls.size() < n) {
       return false;

@@ -50,7 +50,6 @@ public final class FaultProxy implements AutoCloseable {
   private static final int QUEUE_CHUNKS = 64;
 
   private final InetSocketAddress target;
-  private final int port;
   private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
   private final AtomicInteger connectionIds = new AtomicInteger();
   private final AtomicInteger accepted = new AtomicInteger();
@@ -59,9 +58,8 @@ public final class FaultProxy implements AutoCloseable {
   private volatile boolean closed;
   private ServerSocket server;
 
-  private FaultProxy(InetSocketAddress target, int port) {
+  private FaultProxy(InetSocketAddress target) {
     this.target = target;
-    this.port = port;
   }
 
   /** Starts a proxy on a free loopback port forwarding to {@code target} (an {@code http://127.0.0.1:P} URL). */
@@ -76,14 +74,14 @@ public final class FaultProxy implements AutoCloseable {
       throw new IllegalArgumentException("fault proxy target " + host + ":" + port
           + " is not a loopback address: the proxy only forwards to 127.0.0.1/::1");
     }
-    FaultProxy proxy = new FaultProxy(address, 0);
+    FaultProxy proxy = new FaultProxy(address);
     proxy.listen(0);
     return proxy;
   }
 
   /** The loopback port clients connect to. */
   public synchronized int port() {
-    return server != null ? server.getLocalPort() : port;
+    return server.getLocalPort(); // bound in to(), kept until close(): also while cut
   }
 
   /** {@code http://127.0.0.1:PORT}, for a client's endpoint list. */

@@ -109,7 +109,7 @@ public final class Report {
           + "became warm (the lab starts the fault only after 20 ok calls in a row and counts only calls in the "
           + "fault window, so failures before that are warm-up); hover for the detail. "
           + (derived ? "The solid black lines are the faults, which no process logs: each is placed at the "
-              + "watcher's removal minus the window in output.txt." : "The fault itself is not logged."));
+              + "watcher's removal minus the window in output.txt." : "The lab's own fault marks (lab.jsonl) appear as events."));
     }
     if (d.has("windows")) {
       figure(h, "windows-" + id, 70 + 42 * d.get("windows").size(), "Stale window per round as output.txt reports "

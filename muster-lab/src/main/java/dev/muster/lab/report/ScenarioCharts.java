@@ -26,9 +26,9 @@ import java.util.stream.Stream;
  * {@code *.jsonl} logs and its figures in {@code output.txt}.
  *
  * <p>Time is seconds since the scenario's first call (or its first logged event when no process made calls). The
- * fault itself (SIGSTOP, SIGKILL, etcd kill) is not logged by any process; when the figures hold stale windows
- * ({@code window [a, b] ms}) and the watcher removed exactly that many providers, each fault is placed at the
- * removal minus its window and marked as derived.
+ * lab logs its own faults in {@code lab.jsonl}, drawn like any process's events. In addition, when the figures
+ * hold stale windows ({@code window [a, b] ms}) and the watcher removed exactly that many providers, each fault is
+ * placed at the removal minus its window and marked as derived (this also serves runs without {@code lab.jsonl}).
  */
 final class ScenarioCharts {
   private static final Pattern WINDOWS = Pattern.compile("window \\[?([0-9][0-9, ]*)]? ms");

@@ -35,13 +35,6 @@ final class Callers {
     return ctx.start(name, args.toArray(String[]::new));
   }
 
-  /** Waits until each caller's last 20 calls succeeded (as {@code Fleet.consumers} does for A and B). */
-  static void awaitWarm(LabContext ctx, LabProcess... callers) {
-    for (LabProcess c : callers) {
-      ctx.await(c.name() + " warm (20 calls in a row ok)", Duration.ofSeconds(60), () -> lastOk(c, 20));
-    }
-  }
-
   static boolean lastOk(LabProcess caller, int n) {
     List<JsonNode> calls = caller.json().events("call");
     return calls.size() >= n && calls.subList(calls.size() - n, calls.size()).stream()

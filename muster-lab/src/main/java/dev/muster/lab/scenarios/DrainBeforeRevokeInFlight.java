@@ -54,7 +54,7 @@ public final class DrainBeforeRevokeInFlight implements Scenario {
         ATTEMPT_TIMEOUT);
     LabProcess watcher = ctx.watcher("watcher", f.service, endpoints);
     ctx.await("the watcher's snapshot", Duration.ofSeconds(30), () -> watcher.json().has("snapshot"));
-    Callers.awaitWarm(ctx, a);
+    f.awaitWarm(ctx, a);
     // Warm is not enough here: a cold consumer on a loaded machine times out on its first attempts and ejects p1
     // (its retries hide that), so at SIGTERM nothing would be in flight to p1. Wait for a steady state.
     ctx.await("A steady (no old call pending; last 40 ok at the first attempt in < 600 ms, p1 among them)",

@@ -49,7 +49,7 @@ public final class RegistryDownInstanceCrash implements Scenario {
     LabProcess n = ctx.consumer("consumer-n", f.service, endpoints, false);
     LabProcess watcher = ctx.watcher("watcher", f.service, endpoints);
     ctx.await("the watcher's snapshot", Duration.ofSeconds(30), () -> watcher.json().has("snapshot"));
-    Callers.awaitWarm(ctx, e, n);
+    f.awaitWarm(ctx, e, n);
 
     Instant etcdKill = Instant.now();
     etcd.member(0).kill();

@@ -51,7 +51,7 @@ public final class RegistryDownKeepVsClear implements Scenario {
     LabProcess k = Callers.start(ctx, "consumer-k", f.service, endpoints, true, INTERVAL, timeout);
     LabProcess x = Callers.start(ctx, "consumer-x", f.service, endpoints, true, INTERVAL, timeout,
         "--clear-on-stale");
-    Callers.awaitWarm(ctx, k, x);
+    f.awaitWarm(ctx, k, x);
 
     Instant kill = Instant.now();
     etcd.member(0).kill();
