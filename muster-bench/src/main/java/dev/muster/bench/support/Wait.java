@@ -1,0 +1,29 @@
+package dev.muster.bench.support;
+
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+
+/** Polling waits with a deadline, for set-up steps (never for the measured interval itself). */
+public final class Wait {
+  private Wait() {}
+
+  /** Polls {@code condition} every millisecond until true; throws {@link BenchException} naming {@code what}. */
+  public static void until(String what, Duration limit, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + limit.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new BenchException("timed out after " + limit.toMillis() + " ms waiting for " + what);
+      }
+      sleep(Duration.ofMillis(1));
+    }
+  }
+
+  public static void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BenchException("interrupted");
+    }
+  }
+}
