@@ -82,7 +82,8 @@ final class RegisterCommand implements Callable<Integer> {
   Duration keepalive;
 
   @Option(names = "--drain", paramLabel = "DURATION", converter = DurationConverter.class,
-      description = "How long to stay DRAINING before revoking on SIGTERM (default 2 x keepalive).")
+      description = "How long to stay DRAINING before revoking on SIGTERM (default 2 x keepalive; 0s revokes at"
+          + " once without publishing DRAINING).")
   Duration drain;
 
   @Option(names = "--no-reregister", description = "On lease loss keep renewing the dead lease instead of"

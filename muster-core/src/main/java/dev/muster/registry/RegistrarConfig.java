@@ -9,7 +9,8 @@ import java.util.Objects;
  *
  * @param ttl lease time-to-live; etcd's minimum is 2 s (default 15 s)
  * @param keepaliveInterval time between keepalives, on the monotonic clock (default ttl/3)
- * @param drain how long to stay registered as DRAINING before revoking on close (default 2 × keepalive; 0 allowed)
+ * @param drain how long to stay registered as DRAINING before revoking on close (default 2 × keepalive; 0 revokes
+ *     at once and does not publish DRAINING)
  * @param reregister re-register with a new lease when the lease is lost (default true; false is the lab's
  *     negative control, which keeps renewing the dead lease id)
  * @param maxFailures give up (state FAILED) after this many consecutive failed keepalives; 0 = retry forever

@@ -1,0 +1,74 @@
+package dev.muster.bench.etcd;
+
+import dev.muster.bench.support.Plan;
+import dev.muster.bench.support.SideResult;
+import dev.muster.testing.EtcdCluster;
+import java.io.PrintStream;
+import java.nio.file.Path;
+
+/**
+ * Muster end to end against a private etcd process (one member on loopback, started and stopped by pid here),
+ * with the raw-jetcd floor measured in the same run. A step that fails is noted in the results and the others
+ * still run.
+ *
+ * <p>Runs on the calling thread.
+ */
+public final class EtcdBench {
+  /** Muster's figures and the floor's, under the same metric names. */
+  public record Result(SideResult muster, SideResult floor, String etcdVersion) {}
+
+  private EtcdBench() {}
+
+  public static Result run(Plan plan, Path dir, PrintStream progress) {
+    SideResult muster = new SideResult();
+    SideResult floor = new SideResult();
+    try (EtcdCluster etcd = EtcdCluster.builder().members(1).build().start()) {
+      String endpoints = etcd.endpointsString();
+      progress.println("etcd: started a private member at " + endpoints);
+      step(muster, "register/close", () -> new VisibleBench(endpoints, plan, progress).run(muster, floor));
+      step(muster, "kill -9", () -> new KillBench(endpoints, plan, dir, progress).run(muster, floor));
+      step(muster, "10k instances", () -> new BulkBench(endpoints, plan, progress).run(muster, floor));
+      step(muster, "calls through kill -9", () -> new CallerBench(endpoints, plan, dir, progress).run(muster));
+    }
+    return new Result(muster, floor, etcdVersion());
+  }
+
+  private static void step(SideResult result, String name, Runnable body) {
+    try {
+      body.run();
+    } catch (RuntimeException e) {
+      result.note(name + ": FAILED: " + e.getMessage());
+    }
+  }
+
+  private static String etcdVersion() {
+    try {
+      Process p = new ProcessBuilder("etcd", "--version").redirectErrorStream(true).start();
+      String first = new String(p.getInputStream().readAllBytes()).lines().findFirst().orElse("unknown");
+      p.waitFor();
+      return first.trim();
+    } catch (java.io.IOException e) {
+      return "unknown";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "unknown";
+    }
+  }
+
+  /** Runs the etcd side alone with the quick plan and prints its figures (for working on it). */
+  public static void main(String[] args) throws java.io.IOException {
+    Plan plan = args.length > 0 && args[0].equals("--full") ? Plan.full() : Plan.quick();
+    Path dir = java.nio.file.Files.createTempDirectory("muster-bench-etcd");
+    long t0 = System.nanoTime();
+    Result r = run(plan, dir, System.out);
+    for (String side : new String[] {"muster", "floor"}) {
+      SideResult s = side.equals("muster") ? r.muster() : r.floor();
+      s.latencies().forEach((k, v) -> System.out.printf("%s %-28s n=%3d p50 %8.2f p99 %8.2f max %8.2f ms%n", side, k,
+          v.count(), v.p50(), v.p99(), v.max()));
+      s.values().forEach((k, v) -> System.out.printf("%s %-28s %.1f%n", side, k, v));
+      s.notes().forEach(n -> System.out.println(side + " note: " + n));
+    }
+    System.out.printf("took %.1f s%n", (System.nanoTime() - t0) / 1e9);
+    System.exit(0);
+  }
+}

@@ -1,0 +1,132 @@
+package dev.muster.bench.etcd;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.muster.bench.support.ChildJvm;
+import dev.muster.bench.support.Metric;
+import dev.muster.bench.support.Plan;
+import dev.muster.bench.support.SideResult;
+import dev.muster.bench.support.Wait;
+import dev.muster.cache.CacheConfig;
+import dev.muster.cache.EndpointCache;
+import dev.muster.cache.EndpointDelta;
+import dev.muster.cache.EndpointSet;
+import dev.muster.etcd.EtcdConfig;
+import dev.muster.etcd.EtcdRegistry;
+import dev.muster.registry.RegistryLayout;
+import dev.muster.testing.internal.FreePorts;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.Watch;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * kill -9 of a provider process → its instance gone from a consumer cache. Provider processes
+ * ({@link MusterProvider}) log every renewal, so each sample splits into the <b>lease remainder</b> (last renewal
+ * + TTL − kill: time etcd must wait by contract) and <b>expiry detection + delivery</b> (the rest: etcd's lessor
+ * noticing the expired lease, the delete event, the cache applying and publishing it). The floor is a raw
+ * jetcd watcher on the same prefix in the same run: when it saw the delete.
+ *
+ * <p>Providers are killed one at a time, a seeded random 0–1 s apart, so kills land anywhere in the keepalive
+ * cycle. Runs on the calling thread; every child is killed by pid in {@code finally}.
+ */
+final class KillBench {
+  static final String REMAINDER = "kill9.lease.remainder";
+  static final String DETECTION = "kill9.detection.delivery";
+
+  private static final Duration LIMIT = Duration.ofSeconds(30);
+
+  private final String endpoints;
+  private final Plan plan;
+  private final Path dir;
+  private final PrintStream progress;
+
+  KillBench(String endpoints, Plan plan, Path dir, PrintStream progress) {
+    this.endpoints = endpoints;
+    this.plan = plan;
+    this.dir = dir;
+    this.progress = progress;
+  }
+
+  void run(SideResult muster, SideResult floor) {
+    progress.printf("etcd: kill -9 → gone, %d provider processes (TTL %d s)...%n", plan.killSamples(),
+        plan.ttl().toSeconds());
+    String service = "bench-kill";
+    RegistryLayout layout = RegistryLayout.defaults();
+    Map<String, Long> removedAt = new ConcurrentHashMap<>();
+    Map<String, Long> rawDeletedAt = new ConcurrentHashMap<>();
+    List<ChildJvm> providers = new ArrayList<>();
+    try (EtcdRegistry consumer = EtcdRegistry.connect(EtcdConfig.of(endpoints));
+         Client raw = RawEtcd.client(endpoints)) {
+      EndpointCache cache = consumer.watch(CacheConfig.builder(service).build(), (EndpointSet set, EndpointDelta d) ->
+          d.removed().forEach(i -> removedAt.putIfAbsent(i.id(), System.nanoTime())));
+      Watch.Watcher watcher = RawEtcd.watchPrefix(raw, layout.servicePrefix("default", service), (key, isPut) -> {
+        if (!isPut) {
+          rawDeletedAt.putIfAbsent(layout.parseKey(key).id(), System.nanoTime());
+        }
+      });
+      try {
+        for (int i = 0; i < plan.killSamples(); i++) {
+          providers.add(ChildJvm.start(dir, "muster-provider-kill-" + i, MusterProvider.class.getName(),
+              List.of(endpoints, service, "p" + i, Integer.toString(FreePorts.pick()),
+                  Long.toString(plan.ttl().toSeconds()), Long.toString(plan.keepalive().toMillis()))));
+        }
+        Wait.until(plan.killSamples() + " providers in the cache", LIMIT,
+            () -> cache.current().size() == plan.killSamples());
+        Wait.sleep(plan.keepalive().multipliedBy(2)); // a few renewals each, so the split has a last renewal
+        Random random = new Random(42);
+        List<Instant> killedAt = new ArrayList<>();
+        List<Long> killedNanos = new ArrayList<>();
+        for (ChildJvm p : providers) {
+          Wait.sleep(Duration.ofMillis(random.nextInt(1000)));
+          killedAt.add(Instant.now());
+          killedNanos.add(System.nanoTime());
+          p.kill9();
+        }
+        Wait.until("every killed provider gone from the cache", LIMIT.plus(plan.ttl()),
+            () -> removedAt.size() == providers.size() && rawDeletedAt.size() == providers.size());
+        for (int i = 0; i < providers.size(); i++) {
+          String id = "p" + i;
+          long gone = removedAt.get(id) - killedNanos.get(i);
+          muster.latency(Metric.KILL9_GONE).addNanos(gone);
+          floor.latency(Metric.KILL9_GONE).addNanos(rawDeletedAt.get(id) - killedNanos.get(i));
+          Optional<Instant> renewed = lastRenewal(providers.get(i), killedAt.get(i));
+          if (renewed.isPresent()) {
+            long remainder = Duration.between(killedAt.get(i), renewed.get().plus(plan.ttl())).toNanos();
+            muster.latency(REMAINDER).addNanos(remainder);
+            muster.latency(DETECTION).addNanos(gone - remainder);
+          } else {
+            muster.note("kill -9 of " + id + ": no renewal logged before the kill; not split");
+          }
+        }
+      } finally {
+        watcher.close();
+        cache.close();
+      }
+    } finally {
+      providers.forEach(ChildJvm::close);
+    }
+  }
+
+  /** The provider's last successful registration or keepalive before {@code kill}, from its own log. */
+  private static Optional<Instant> lastRenewal(ChildJvm provider, Instant kill) {
+    Instant last = null;
+    for (JsonNode line : provider.jsonLines()) {
+      String event = line.path("event").asText();
+      if (event.equals("registered") || event.equals("keepalive") || event.equals("reregistered")) {
+        Instant ts = Instant.parse(line.path("ts").asText());
+        if (!ts.isAfter(kill) && (last == null || ts.isAfter(last))) {
+          last = ts;
+        }
+      }
+    }
+    return Optional.ofNullable(last);
+  }
+}
