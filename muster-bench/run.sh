@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs Muster's JMH benchmarks with quick defaults (one fork, 2 x 1 s warmup, 3 x 1 s measurement, -prof gc for
+# Runs Muster's JMH benchmarks alone (./muster bench runs them too, with the end-to-end rows) with quick defaults (one fork, 2 x 1 s warmup, 3 x 1 s measurement, -prof gc for
 # the allocation rate). The figures go to the console and to target/jmh-result.txt, the machine-readable ones to
 # target/jmh-result.csv. Benchmarks print figures and never fail on a number (STYLE.md rule 10).
 #
@@ -48,4 +48,4 @@ for ((i = 0; i < ${#defaults[@]}; i += 2)); do
   fi
 done
 
-java -jar "$jar" "${args[@]}" "${extra[@]}" | tee "$here/target/jmh-result.txt"
+java -cp "$jar" org.openjdk.jmh.Main "${args[@]}" "${extra[@]}" | tee "$here/target/jmh-result.txt"

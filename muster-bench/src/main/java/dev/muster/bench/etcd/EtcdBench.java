@@ -15,7 +15,7 @@ import java.nio.file.Path;
  */
 public final class EtcdBench {
   /** Muster's figures and the floor's, under the same metric names. */
-  public record Result(SideResult muster, SideResult floor, String etcdVersion) {}
+  public record Result(SideResult muster, SideResult floor) {}
 
   private EtcdBench() {}
 
@@ -30,7 +30,7 @@ public final class EtcdBench {
       step(muster, "10k instances", () -> new BulkBench(endpoints, plan, progress).run(muster, floor));
       step(muster, "calls through kill -9", () -> new CallerBench(endpoints, plan, dir, progress).run(muster));
     }
-    return new Result(muster, floor, etcdVersion());
+    return new Result(muster, floor);
   }
 
   private static void step(SideResult result, String name, Runnable body) {
@@ -38,20 +38,6 @@ public final class EtcdBench {
       body.run();
     } catch (RuntimeException e) {
       result.note(name + ": FAILED: " + e.getMessage());
-    }
-  }
-
-  private static String etcdVersion() {
-    try {
-      Process p = new ProcessBuilder("etcd", "--version").redirectErrorStream(true).start();
-      String first = new String(p.getInputStream().readAllBytes()).lines().findFirst().orElse("unknown");
-      p.waitFor();
-      return first.trim();
-    } catch (java.io.IOException e) {
-      return "unknown";
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return "unknown";
     }
   }
 

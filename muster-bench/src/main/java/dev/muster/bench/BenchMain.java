@@ -1,0 +1,97 @@
+package dev.muster.bench;
+
+import dev.muster.bench.curator.CuratorBench;
+import dev.muster.bench.etcd.EtcdBench;
+import dev.muster.bench.report.Machine;
+import dev.muster.bench.report.Report;
+import dev.muster.bench.support.Plan;
+import dev.muster.bench.support.SideResult;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code muster bench [--quick] [--only SECTIONS] [--out DIR]}: the microbenchmarks, Muster end to end against
+ * the raw-jetcd floor, and Muster next to Curator's service discovery on ZooKeeper, in one run on one machine,
+ * printed as tables and written as CSV. Figures are printed, never judged: nothing here fails on a number.
+ */
+@Command(name = "muster bench", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {
+        "Measures Muster on this machine: JMH microbenchmarks (pick, apply, decode), end to end on a private etcd"
+            + " next to raw jetcd (the floor), and side by side with Curator's service discovery on a private"
+            + " ZooKeeper. Prints three tables and writes DIR/results.csv and DIR/results.txt.",
+        "Quick: under 3 minutes; full: under 15. Ratios within one run are the result; absolute figures move"
+            + " with the machine's load."})
+public final class BenchMain implements Callable<Integer> {
+  /** The parts of a run. */
+  enum Section { jmh, etcd, curator }
+
+  @Option(names = "--quick", description = "Fewer samples and short JMH iterations (under 3 minutes).")
+  boolean quick;
+
+  @Option(names = "--only", split = ",", paramLabel = "SECTION",
+      description = "Run only these sections, comma-separated: ${COMPLETION-CANDIDATES} (default: all).")
+  List<Section> only;
+
+  @Option(names = "--out", paramLabel = "DIR", description = "Where results and process logs go (default: ${DEFAULT-VALUE}).")
+  Path out = Path.of("bench-out");
+
+  public static void main(String[] args) {
+    CommandLine cli = new CommandLine(new BenchMain()).setCaseInsensitiveEnumValuesAllowed(true);
+    cli.setParameterExceptionHandler((e, a) -> {
+      e.getCommandLine().getErr().println("muster bench: " + e.getMessage() + " (see muster bench --help)");
+      return 2;
+    });
+    cli.setExecutionExceptionHandler((e, c, p) -> {
+      c.getErr().println("muster bench: " + e.getMessage());
+      return 1;
+    });
+    System.exit(cli.execute(args));
+  }
+
+  @Override
+  public Integer call() throws IOException {
+    EnumSet<Section> sections = only == null || only.isEmpty() ? EnumSet.allOf(Section.class) : EnumSet.copyOf(only);
+    Plan plan = quick ? Plan.quick() : Plan.full();
+    Path logs = out.resolve("logs");
+    Files.createDirectories(logs);
+    PrintStream progress = System.out;
+    long t0 = System.nanoTime();
+    String mode = (quick ? "quick" : "full") + ", " + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ", sections "
+        + sections;
+    progress.println("muster bench: " + mode + "; logs in " + logs);
+    List<JmhSuite.Row> jmh = sections.contains(Section.jmh) ? JmhSuite.run(quick, progress) : List.of();
+    EtcdBench.Result etcd = sections.contains(Section.etcd) ? EtcdBench.run(plan, logs, progress) : null;
+    SideResult curator = sections.contains(Section.curator) ? CuratorBench.run(plan, logs, progress) : null;
+    double took = (System.nanoTime() - t0) / 1e9;
+    Report report = new Report(new Report.Figures(mode + String.format(", took %.0f s", took), Machine.describe(),
+        jmh, etcd == null ? null : etcd.muster(), etcd == null ? null : etcd.floor(), curator,
+        CuratorBench.label(plan)));
+    ByteArrayOutputStream text = new ByteArrayOutputStream();
+    try (PrintStream both = new PrintStream(text, true, StandardCharsets.UTF_8)) {
+      report.print(both);
+    }
+    System.out.print(text.toString(StandardCharsets.UTF_8));
+    Files.writeString(out.resolve("results.txt"), text.toString(StandardCharsets.UTF_8));
+    report.writeCsv(out.resolve("results.csv"));
+    System.out.printf("%nmuster bench: took %.0f s; wrote %s and %s%n", took, out.resolve("results.txt"),
+        out.resolve("results.csv"));
+    boolean failed = (etcd != null && etcd.muster().notes().stream().anyMatch(n -> n.contains("FAILED")))
+        || (curator != null && curator.notes().stream().anyMatch(n -> n.contains("FAILED")));
+    if (failed) {
+      System.err.println("muster bench: some measurements failed (see the notes above); their rows are missing");
+    }
+    return failed ? 1 : 0;
+  }
+}

@@ -1,0 +1,203 @@
+package dev.muster.bench.report;
+
+import dev.muster.bench.JmhSuite;
+import dev.muster.bench.support.Metric;
+import dev.muster.bench.support.Samples;
+import dev.muster.bench.support.SideResult;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The bench's output: three tables on the console (microbenchmarks; Muster end to end with the raw-jetcd floor;
+ * Muster next to Curator) and the same figures as CSV, one row per figure, headed by the machine line.
+ *
+ * <p>Not thread-safe; built once after the measurements.
+ */
+public final class Report {
+  /** Everything measured in one run. A section that was skipped or failed is null or empty. */
+  public record Figures(String mode, String machine, List<JmhSuite.Row> jmh, SideResult muster, SideResult floor,
+      SideResult curator, String curatorLabel) {}
+
+  private static final String[][] LATENCY_ROWS = {
+      {"register() -> visible, 1 cache", "visible.N1"},
+      {"register() -> visible, 10 caches", "visible.N10"},
+      {"register() -> visible, 100 caches", "visible.N100"},
+      {"close() -> gone, 1 cache", "gone.N1"},
+      {"close() -> gone, 10 caches", "gone.N10"},
+      {"close() -> gone, 100 caches", "gone.N100"},
+      {"kill -9 -> gone from a cache", Metric.KILL9_GONE},
+      {"  of which lease remainder", "kill9.lease.remainder"},
+      {"  of which expiry detection + delivery", "kill9.detection.delivery"},
+      {"full resync, range + build + publish", Metric.BUILD},
+  };
+
+  private final Figures f;
+  private final List<String> csv = new ArrayList<>();
+
+  public Report(Figures figures) {
+    this.f = figures;
+    csv.add("section,metric,unit,system,samples,p50,p99,max,value,floor_p50,ratio");
+  }
+
+  public void print(PrintStream out) {
+    out.println();
+    out.println("Muster bench (" + f.mode() + ")");
+    out.println("machine: " + f.machine());
+    jmh(out);
+    endToEnd(out);
+    sideBySide(out);
+  }
+
+  public void writeCsv(Path file) {
+    try {
+      Files.createDirectories(file.toAbsolutePath().getParent());
+      List<String> lines = new ArrayList<>();
+      lines.add("# machine: " + f.machine().replace(',', ';'));
+      lines.add("# mode: " + f.mode());
+      lines.addAll(csv);
+      Files.write(file, lines);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  private void jmh(PrintStream out) {
+    if (f.jmh() == null || f.jmh().isEmpty()) {
+      return;
+    }
+    out.println();
+    out.println("1. Microbenchmarks (JMH, ns/op ± 99.9% error; B/op from -prof gc)");
+    out.printf("%-34s %-28s %7s %18s %10s%n", "benchmark", "params", "threads", "ns/op", "B/op");
+    for (JmhSuite.Row r : f.jmh()) {
+      out.printf(Locale.ROOT, "%-34s %-28s %7d %18s %10.1f%n", r.benchmark(), r.params(), r.threads(),
+          String.format(Locale.ROOT, "%.1f ± %.1f", r.nsPerOp(), r.error()), r.bytesPerOp());
+      csv.add(String.join(",", "jmh", r.benchmark() + " " + r.params() + " threads=" + r.threads(), "ns/op",
+          "muster", "", "", "", "", num(r.nsPerOp()), "", ""));
+      csv.add(String.join(",", "jmh", r.benchmark() + " " + r.params() + " threads=" + r.threads(), "B/op",
+          "muster", "", "", "", "", num(r.bytesPerOp()), "", ""));
+    }
+  }
+
+  private void endToEnd(PrintStream out) {
+    if (f.muster() == null) {
+      return;
+    }
+    out.println();
+    out.println("2. Muster end to end on etcd (ms; floor = raw jetcd in the same run; ratio = Muster / floor)");
+    out.printf("%-40s %8s %8s %8s | %8s %8s %8s | %6s %6s%n", "metric", "p50", "p99", "max", "floor50", "floor99",
+        "floormax", "x p50", "x p99");
+    for (String[] row : LATENCY_ROWS) {
+      Samples m = f.muster().latencies().get(row[1]);
+      if (m == null || m.isEmpty()) {
+        continue;
+      }
+      Samples fl = f.floor().latencies().get(row[1]);
+      boolean hasFloor = fl != null && !fl.isEmpty();
+      out.printf(Locale.ROOT, "%-40s %8.1f %8.1f %8.1f | %8s %8s %8s | %6s %6s%n", row[0] + " (n=" + m.count() + ")",
+          m.p50(), m.p99(), m.max(), hasFloor ? fmt(fl.p50()) : "-", hasFloor ? fmt(fl.p99()) : "-",
+          hasFloor ? fmt(fl.max()) : "-", hasFloor ? ratio(m.p50(), fl.p50()) : "-",
+          hasFloor ? ratio(m.p99(), fl.p99()) : "-");
+      csvLatency("etcd", row[0], "muster", m, hasFloor ? fl.p50() : Double.NaN);
+      if (hasFloor) {
+        csvLatency("etcd", row[0], "floor", fl, Double.NaN);
+      }
+    }
+    Double eps = f.muster().values().get(Metric.EVENTS_PER_SECOND);
+    Double floorEps = f.floor().values().get(Metric.EVENTS_PER_SECOND);
+    if (eps != null) {
+      out.printf(Locale.ROOT, "%-40s %8.0f %26s %8s %17s%n", "events/s applied, 10,000 cached", eps, "",
+          floorEps == null ? "-" : String.format(Locale.ROOT, "%.0f", floorEps),
+          floorEps == null ? "-" : ratio(eps, floorEps));
+      csv.add(String.join(",", "etcd", "events applied per second", "events/s", "muster", "", "", "", "", num(eps),
+          floorEps == null ? "" : num(floorEps), floorEps == null ? "" : num(eps / floorEps)));
+    }
+    Double heap = f.muster().values().get(Metric.HEAP_PER_INSTANCE);
+    if (heap != null) {
+      out.printf(Locale.ROOT, "%-40s %8.0f%n", "retained heap per cached instance, B", heap);
+      csv.add(String.join(",", "etcd", "retained heap per cached instance", "bytes", "muster", "", "", "", "",
+          num(heap), "", ""));
+    }
+    notes(out, "muster", f.muster().notes());
+  }
+
+  private void sideBySide(PrintStream out) {
+    if (f.curator() == null || f.muster() == null) {
+      return;
+    }
+    out.println();
+    out.println("3. Muster vs " + f.curatorLabel() + " (ratio = Muster / Curator; below 1 = Muster ahead)");
+    out.printf("%-40s %12s %12s %8s%n", "metric", "Muster", "Curator", "ratio");
+    for (String[] row : LATENCY_ROWS) {
+      if (row[0].startsWith("  ")) {
+        continue;
+      }
+      Samples m = f.muster().latencies().get(row[1]);
+      Samples c = f.curator().latencies().get(row[1]);
+      if (m == null || c == null || m.isEmpty() || c.isEmpty()) {
+        continue;
+      }
+      String name = row[1].equals(Metric.BUILD) ? "cache build of 10,000" : row[0];
+      compare(out, name + ", p50 ms", m.p50(), c.p50(), "ms");
+      compare(out, name + ", p99 ms", m.p99(), c.p99(), "ms");
+    }
+    Double mh = f.muster().values().get(Metric.HEAP_PER_INSTANCE);
+    Double ch = f.curator().values().get(Metric.HEAP_PER_INSTANCE);
+    if (mh != null && ch != null) {
+      compare(out, "retained heap per cached instance, B", mh, ch, "bytes");
+    }
+    Double mc = f.muster().values().get(Metric.CALLS);
+    Double mf = f.muster().values().get(Metric.CALLS_FAILED);
+    Double cc = f.curator().values().get(Metric.CALLS);
+    Double cf = f.curator().values().get(Metric.CALLS_FAILED);
+    if (mc != null && cc != null) {
+      out.printf(Locale.ROOT, "%-40s %12s %12s %8s%n", "calls failed in kill -9 windows",
+          String.format(Locale.ROOT, "%.0f/%.0f", mf, mc), String.format(Locale.ROOT, "%.0f/%.0f", cf, cc),
+          ratio(mf / mc, cf / cc));
+      csv.add(String.join(",", "curator", "calls failed in kill -9 windows", "share", "muster", num(mc), "", "", "",
+          num(mf / mc), "", ""));
+      csv.add(String.join(",", "curator", "calls failed in kill -9 windows", "share", "curator", num(cc), "", "", "",
+          num(cf / cc), "", ""));
+    }
+    notes(out, "curator", f.curator().notes());
+  }
+
+  private void compare(PrintStream out, String name, double muster, double curator, String unit) {
+    out.printf(Locale.ROOT, "%-40s %12.1f %12.1f %8s%n", name, muster, curator, ratio(muster, curator));
+    csv.add(String.join(",", "curator", name, unit, "muster", "", "", "", "", num(muster), "", ""));
+    csv.add(String.join(",", "curator", name, unit, "curator", "", "", "", "", num(curator), "",
+        num(muster / curator)));
+  }
+
+  private void csvLatency(String section, String metric, String system, Samples s, double floorP50) {
+    csv.add(String.join(",", section, metric.trim(), "ms", system, Integer.toString(s.count()), num(s.p50()),
+        num(s.p99()), num(s.max()), "", Double.isNaN(floorP50) ? "" : num(floorP50),
+        Double.isNaN(floorP50) ? "" : num(s.p50() / floorP50)));
+  }
+
+  private static void notes(PrintStream out, String side, List<String> notes) {
+    for (String n : notes) {
+      out.println("  note (" + side + "): " + n);
+    }
+  }
+
+  private static String ratio(double a, double b) {
+    if (Double.isNaN(a) || Double.isNaN(b) || b == 0) {
+      return a == 0 && b == 0 ? "=" : "-";
+    }
+    return String.format(Locale.ROOT, "%.2f", a / b);
+  }
+
+  private static String fmt(double v) {
+    return String.format(Locale.ROOT, "%.1f", v);
+  }
+
+  private static String num(double v) {
+    return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.3f", v);
+  }
+}
