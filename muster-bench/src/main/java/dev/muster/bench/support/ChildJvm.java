@@ -40,9 +40,17 @@ public final class ChildJvm implements AutoCloseable {
 
   /** Starts {@code mainClass} with {@code args} from the jar (or class path) this JVM runs from. */
   public static ChildJvm start(Path dir, String name, String mainClass, List<String> args) {
+    return start(dir, name, JVM_FLAGS, mainClass, args);
+  }
+
+  /**
+   * As {@link #start(Path, String, String, List)}, with {@code jvmFlags} instead of the fast-start flags: for a
+   * long-lived child whose steady-state speed is measured (the ZooKeeper server wants the full JIT).
+   */
+  public static ChildJvm start(Path dir, String name, List<String> jvmFlags, String mainClass, List<String> args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(JVM_FLAGS);
+    command.addAll(jvmFlags);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(mainClass);
@@ -70,6 +78,11 @@ public final class ChildJvm implements AutoCloseable {
 
   public boolean isAlive() {
     return process.isAlive();
+  }
+
+  /** The exit code once the process has exited; empty while it runs. */
+  public java.util.OptionalInt exitCode() {
+    return process.isAlive() ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(process.exitValue());
   }
 
   /** SIGKILL by pid, then waits (up to 5 s) until the process is gone. */

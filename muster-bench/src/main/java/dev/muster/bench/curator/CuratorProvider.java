@@ -1,0 +1,105 @@
+package dev.muster.bench.curator;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.muster.bench.support.BenchException;
+import dev.muster.bench.support.ChildJvm;
+import dev.muster.bench.support.Wait;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.function.BooleanSupplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.x.discovery.ServiceDiscovery;
+
+/**
+ * A provider process for the Curator side: serves {@code GET /hello} on {@code 127.0.0.1:HTTP_PORT}, registers
+ * itself with Curator's {@code ServiceDiscovery} (an ephemeral znode, so it lives as long as the ZooKeeper session),
+ * prints {@code {"event":"registered","ts":"...","id":"ID"}} on stdout and then waits to be killed.
+ *
+ * <p>Usage: {@code CuratorProvider CONNECT SERVICE ID HTTP_PORT SESSION_TIMEOUT_MS}. The bench kills it with
+ * SIGKILL, so its session ends only when ZooKeeper expires it; on SIGTERM it just exits (no unregister), like a
+ * crash that still runs shutdown hooks.
+ *
+ * <p>Threads: the main thread sets up and then parks; HTTP requests run on a two-thread pool; Curator and the
+ * ZooKeeper client run their own threads.
+ */
+public final class CuratorProvider {
+  private CuratorProvider() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length != 5) {
+      System.err.println("usage: CuratorProvider CONNECT SERVICE ID HTTP_PORT SESSION_TIMEOUT_MS");
+      System.exit(2);
+    }
+    String connect = args[0];
+    String service = args[1];
+    String id = args[2];
+    int httpPort = Integer.parseInt(args[3]);
+    Duration sessionTimeout = Duration.ofMillis(Long.parseLong(args[4]));
+
+    try {
+      serveHello(id, httpPort);
+      // Never closed: the process ends by SIGKILL (or SIGTERM) with its session still open, which is the point.
+      CuratorFramework client = Curators.connected(connect, sessionTimeout);
+      ServiceDiscovery<String> discovery = Curators.discovery(client);
+      discovery.registerService(Curators.instance(service, id, httpPort));
+    } catch (Exception e) {
+      // The HTTP server's and Curator's threads would keep the JVM alive; exit so the bench sees the failure now.
+      System.err.println("CuratorProvider " + id + ": " + Curators.oneLine(e));
+      System.exit(1);
+    }
+
+    PrintStream out = System.out;
+    out.println("{\"event\":\"registered\",\"ts\":\"" + Instant.now() + "\",\"id\":\"" + id + "\"}");
+    out.flush();
+
+    new CountDownLatch(1).await();
+  }
+
+  /** Starts a provider JVM; its log files are {@code dir/NAME.out} and {@code dir/NAME.err}. */
+  static ChildJvm launch(Path dir, String name, String connect, String service, String id, int httpPort,
+      Duration sessionTimeout) {
+    return ChildJvm.start(dir, name, CuratorProvider.class.getName(), List.of(connect, service, id,
+        Integer.toString(httpPort), Long.toString(sessionTimeout.toMillis())));
+  }
+
+  /**
+   * Waits until {@code jvm} has printed its "registered" line and {@code visible} holds (the instance is in the
+   * consumer's cache); fails at once, with its stderr, if the provider exits first.
+   */
+  static void awaitRegistered(ChildJvm jvm, Duration limit, BooleanSupplier visible) {
+    Wait.until(jvm + " registered and visible", limit, () -> {
+      if (!jvm.isAlive()) {
+        throw new BenchException(jvm + " exited (code " + jvm.exitCode().orElse(-1) + ") before registering: "
+            + jvm.errTail());
+      }
+      // The cache first: it is cheap, and the log file is only read once the instance is visible.
+      return visible.getAsBoolean() && jvm.firstEvent("registered").isPresent();
+    });
+  }
+
+  private static void serveHello(String id, int port) throws IOException {
+    byte[] body = ("hello from " + id).getBytes(StandardCharsets.UTF_8);
+    HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 64);
+    server.createContext("/hello", exchange -> {
+      try (exchange) {
+        exchange.getRequestBody().readAllBytes();
+        exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+        exchange.sendResponseHeaders(200, body.length);
+        try (OutputStream os = exchange.getResponseBody()) {
+          os.write(body);
+        }
+      }
+    });
+    server.setExecutor(Executors.newFixedThreadPool(2));
+    server.start();
+  }
+}
