@@ -1,5 +1,6 @@
 package dev.muster.bench.curator;
 
+import dev.muster.bench.support.CallLoop;
 import dev.muster.bench.support.ChildJvm;
 import dev.muster.bench.support.Metric;
 import dev.muster.bench.support.Plan;
@@ -21,7 +22,7 @@ import org.apache.curator.x.discovery.strategies.RoundRobinStrategy;
 
 /**
  * Failures a caller sees while a provider is killed: {@link Plan#CALL_PROVIDERS} {@link CuratorProvider}s behind
- * a {@link Caller} using a round-robin {@code ServiceProvider} with {@code DownInstancePolicy(ejectionTime, 1)}.
+ * the shared {@link CallLoop} making {@link Caller}'s calls through a round-robin {@code ServiceProvider} with {@code DownInstancePolicy(ejectionTime, 1)}.
  * Each round kills one provider with SIGKILL and counts the calls that started in {@code [kill, kill +
  * callWindow)} and how many of them failed; then a replacement provider registers and the caller's cache must list
  * it (and no longer list the killed one) before the next round.
@@ -63,7 +64,7 @@ final class CallRun {
     CuratorFramework client = null;
     ServiceDiscovery<String> discovery = null;
     ServiceProvider<String> provider = null;
-    Caller caller = null;
+    CallLoop caller = null;
     try {
       List<ChildJvm> live = new ArrayList<>();
       for (int i = 0; i < Plan.CALL_PROVIDERS; i++) {
@@ -85,10 +86,11 @@ final class CallRun {
         CuratorProvider.awaitRegistered(jvm, START_LIMIT, () -> lists(sp, idOf(jvm)));
       }
 
-      caller = Caller.start(sp, plan.callInterval(), plan.attemptTimeout());
-      Caller warming = caller;
+      caller = new CallLoop(plan.callInterval(), new Caller(sp, plan.attemptTimeout()));
+      caller.start();
+      CallLoop warming = caller;
       Wait.until(WARM_CALLS + " calls in a row succeeding", WARM_LIMIT,
-          () -> warming.consecutiveSuccesses() >= WARM_CALLS);
+          () -> warming.successesInARow() >= WARM_CALLS);
 
       int calls = 0;
       int failed = 0;
@@ -100,12 +102,12 @@ final class CallRun {
         // Calls that start just before the window ends must finish before they are counted.
         long settle = windowEnd - System.nanoTime() + plan.attemptTimeout().toNanos() + 200_000_000L;
         Wait.sleep(Duration.ofNanos(Math.max(0, settle)));
-        List<Caller.Call> window = caller.calls(killedAt, windowEnd);
-        int windowFailed = (int) window.stream().filter(c -> c.failure() != null).count();
+        List<CallLoop.Call> window = caller.calls(killedAt, windowEnd);
+        int windowFailed = (int) CallLoop.failed(window);
         calls += window.size();
         failed += windowFailed;
         result.note(String.format("calls round %d: %d calls, %d failed %s", round, window.size(), windowFailed,
-            Caller.failuresByReason(window)));
+            CallLoop.failuresByReason(window)));
 
         if (round < plan.callRounds()) {
           ChildJvm replacement = launch(service, Plan.CALL_PROVIDERS + round - 1);

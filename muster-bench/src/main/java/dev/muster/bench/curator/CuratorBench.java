@@ -42,8 +42,8 @@ public final class CuratorBench {
       return result;
     }
     try (server) {
-      result.note("zookeeper: " + server.version() + ", standalone, tickTime 500 ms, forceSync on; Curator 5.9.0 "
-          + "curator-x-discovery");
+      result.note("zookeeper: " + server.version() + ", standalone, tickTime 500 ms, forceSync on; Curator "
+          + curatorVersion() + " curator-x-discovery");
       String connect = server.connectString();
       step(result, "register→visible", () -> new VisibilityRun(plan, connect, result, progress).run());
       step(result, "kill9→gone", () -> new KillRun(plan, connect, dir, result, progress).run());
@@ -60,6 +60,29 @@ public final class CuratorBench {
       step.run();
     } catch (RuntimeException e) {
       result.note(name + ": FAILED: " + Curators.oneLine(e));
+    }
+  }
+
+  /** What the side-by-side table calls this side. */
+  public static String label(Plan plan) {
+    String curator = curatorVersion();
+    String zookeeper = org.apache.zookeeper.Version.getFullVersion().split("[- ]")[0];
+    return "Curator " + (curator == null ? "" : curator + " ") + "curator-x-discovery on ZooKeeper " + zookeeper
+        + " (session timeout " + plan.ttl().toSeconds() + " s = Muster's TTL)";
+  }
+
+  /** From the pom.properties Maven put in Curator's jar (the bench jar keeps it); null if missing. */
+  private static String curatorVersion() {
+    try (var in = CuratorBench.class.getResourceAsStream(
+        "/META-INF/maven/org.apache.curator/curator-x-discovery/pom.properties")) {
+      if (in == null) {
+        return null;
+      }
+      java.util.Properties p = new java.util.Properties();
+      p.load(in);
+      return p.getProperty("version");
+    } catch (java.io.IOException e) {
+      return null;
     }
   }
 

@@ -1,20 +1,15 @@
 package dev.muster.bench.curator;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.muster.bench.support.BenchException;
 import dev.muster.bench.support.ChildJvm;
+import dev.muster.bench.support.HelloHttp;
 import dev.muster.bench.support.Wait;
-import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.x.discovery.ServiceDiscovery;
@@ -46,7 +41,7 @@ public final class CuratorProvider {
     Duration sessionTimeout = Duration.ofMillis(Long.parseLong(args[4]));
 
     try {
-      serveHello(id, httpPort);
+      HelloHttp.serve(id, httpPort);
       // Never closed: the process ends by SIGKILL (or SIGTERM) with its session still open, which is the point.
       CuratorFramework client = Curators.connected(connect, sessionTimeout);
       ServiceDiscovery<String> discovery = Curators.discovery(client);
@@ -86,20 +81,4 @@ public final class CuratorProvider {
     });
   }
 
-  private static void serveHello(String id, int port) throws IOException {
-    byte[] body = ("hello from " + id).getBytes(StandardCharsets.UTF_8);
-    HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 64);
-    server.createContext("/hello", exchange -> {
-      try (exchange) {
-        exchange.getRequestBody().readAllBytes();
-        exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
-        exchange.sendResponseHeaders(200, body.length);
-        try (OutputStream os = exchange.getResponseBody()) {
-          os.write(body);
-        }
-      }
-    });
-    server.setExecutor(Executors.newFixedThreadPool(2));
-    server.start();
-  }
 }

@@ -68,9 +68,12 @@ final class CallerBench {
         try {
           CallResult<HttpResponse<String>> r = http.get(service, "/hello", Idempotent.YES)
               .get(plan.attemptTimeout().multipliedBy(3).toMillis(), TimeUnit.MILLISECONDS);
-          return r.ok();
+          return r.ok() ? null : "failed after " + r.attempts() + " attempt(s)";
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return "interrupted";
         } catch (Exception e) {
-          return false;
+          return e.getClass().getSimpleName();
         }
       });
       try {
@@ -88,10 +91,11 @@ final class CallerBench {
           long kill = System.nanoTime();
           victim.kill9();
           Wait.sleep(plan.callWindow().plusMillis(500)); // the window, plus time for its last calls to end
-          CallLoop.Count c = calls.count(kill, kill + plan.callWindow().toNanos());
-          total += c.calls();
-          failed += c.failed();
-          muster.note("calls round " + (round + 1) + ": " + c.calls() + " calls, " + c.failed() + " failed");
+          List<CallLoop.Call> window = calls.calls(kill, kill + plan.callWindow().toNanos());
+          total += window.size();
+          failed += CallLoop.failed(window);
+          muster.note("calls round " + (round + 1) + ": " + window.size() + " calls, " + CallLoop.failed(window)
+              + " failed " + CallLoop.failuresByReason(window));
           int next = Plan.CALL_PROVIDERS + round;
           ChildJvm replacement = start(service, next);
           providers.set(round % Plan.CALL_PROVIDERS, replacement);
