@@ -71,7 +71,16 @@ public final class BenchMain implements Callable<Integer> {
     String mode = (quick ? "quick" : "full") + ", " + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ", sections "
         + sections;
     progress.println("muster bench: " + mode + "; logs in " + logs);
-    List<JmhSuite.Row> jmh = sections.contains(Section.jmh) ? JmhSuite.run(quick, progress) : List.of();
+    List<String> failures = new java.util.ArrayList<>();
+    List<JmhSuite.Row> jmh = List.of();
+    if (sections.contains(Section.jmh)) {
+      try {
+        jmh = JmhSuite.run(quick, progress);
+      } catch (RuntimeException e) { // e.g. another JMH run holds /tmp/jmh.lock: the other sections still run
+        failures.add("jmh: " + e.getMessage());
+        progress.println("muster bench: " + e.getMessage());
+      }
+    }
     EtcdBench.Result etcd = sections.contains(Section.etcd) ? EtcdBench.run(plan, logs, progress) : null;
     SideResult curator = sections.contains(Section.curator) ? CuratorBench.run(plan, logs, progress) : null;
     double took = (System.nanoTime() - t0) / 1e9;
@@ -87,8 +96,10 @@ public final class BenchMain implements Callable<Integer> {
     report.writeCsv(out.resolve("results.csv"));
     System.out.printf("%nmuster bench: took %.0f s; wrote %s and %s%n", took, out.resolve("results.txt"),
         out.resolve("results.csv"));
-    boolean failed = (etcd != null && etcd.muster().notes().stream().anyMatch(n -> n.contains("FAILED")))
+    boolean failed = !failures.isEmpty()
+        || (etcd != null && etcd.muster().notes().stream().anyMatch(n -> n.contains("FAILED")))
         || (curator != null && curator.notes().stream().anyMatch(n -> n.contains("FAILED")));
+    failures.forEach(f -> System.err.println("muster bench: " + f));
     if (failed) {
       System.err.println("muster bench: some measurements failed (see the notes above); their rows are missing");
     }
