@@ -3,6 +3,7 @@ package dev.muster.cache;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceKey;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -32,25 +33,43 @@ public record EndpointDelta(Kind kind, List<Instance> added, List<Instance> remo
     return added.isEmpty() && removed.isEmpty() && changed.isEmpty();
   }
 
-  /** The difference between two sets, by key and value. O(size of both). */
+  /**
+   * The difference between two sets, by key and value; each list is in key-path order. O(size of both): both
+   * sets are ordered by {@link KeyPathOrder}, so one merged walk over the two pairs up equal keys, and a key met
+   * on one side only was added or removed. Used where whole sets are compared (snapshots, resyncs, the
+   * mass-removal guard while it holds); an applied revision's delta comes from its touched keys instead
+   * ({@link EndpointView#apply}).
+   */
   public static EndpointDelta between(Kind kind, EndpointSet before, EndpointSet after) {
     List<Instance> added = new ArrayList<>();
     List<Instance> removed = new ArrayList<>();
     List<Instance> changed = new ArrayList<>();
-    Map<InstanceKey, Instance> old = before.asMap();
-    for (Map.Entry<InstanceKey, Instance> e : after.asMap().entrySet()) {
-      Instance previous = old.get(e.getKey());
-      if (previous == null) {
-        added.add(e.getValue());
-      } else if (!previous.equals(e.getValue())) {
-        changed.add(e.getValue());
-      }
-    }
-    for (Map.Entry<InstanceKey, Instance> e : old.entrySet()) {
-      if (!after.asMap().containsKey(e.getKey())) {
-        removed.add(e.getValue());
+    if (before.tree() != after.tree()) {
+      Iterator<Map.Entry<InstanceKey, Instance>> olds = before.tree().entrySet().iterator();
+      Iterator<Map.Entry<InstanceKey, Instance>> nows = after.tree().entrySet().iterator();
+      Map.Entry<InstanceKey, Instance> old = next(olds);
+      Map.Entry<InstanceKey, Instance> now = next(nows);
+      while (old != null || now != null) {
+        int c = old == null ? 1 : now == null ? -1 : KeyPathOrder.INSTANCE.compare(old.getKey(), now.getKey());
+        if (c < 0) {
+          removed.add(old.getValue());
+          old = next(olds);
+        } else if (c > 0) {
+          added.add(now.getValue());
+          now = next(nows);
+        } else {
+          if (!old.getValue().equals(now.getValue())) {
+            changed.add(now.getValue());
+          }
+          old = next(olds);
+          now = next(nows);
+        }
       }
     }
     return new EndpointDelta(kind, added, removed, changed);
+  }
+
+  private static <T> T next(Iterator<T> it) {
+    return it.hasNext() ? it.next() : null;
   }
 }

@@ -6,13 +6,12 @@ import dev.muster.registry.InstanceCodec;
 import dev.muster.registry.InstanceKey;
 import dev.muster.registry.RegistryLayout;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import org.pcollections.TreePMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,8 +30,16 @@ import org.slf4j.LoggerFactory;
  *       record that cannot be trusted (outside the prefix, wrong revision) throws {@link InvalidEventException}
  *       with the view and its revision untouched. The revision (the checkpoint) moves only with a whole revision.
  *   <li>A value that does not decode is not a reason to stop: its key is excluded from the set, counted in
- *       {@link #malformedCount()} and logged once per key and revision.
+ *       {@link #malformedCount()} and logged once per key and revision. A value that stops decoding removes its
+ *       instance.
  * </ul>
+ *
+ * <p>Cost: {@link #apply} works and allocates in O(changed × log n) for n instances. The set is a persistent
+ * map (see {@link EndpointSet}), so the next set is the current one plus and minus the revision's keys, sharing
+ * everything else; the set it replaces is never modified, so whoever still holds it keeps an unchanged snapshot.
+ * The delta is computed from the touched keys only. Nothing on this path walks the whole set, and
+ * {@link EndpointSet#instances()} is not called. {@link #replace} rebuilds the set from the snapshot
+ * (O(n log n)) and diffs it against the old one (O(n)).
  *
  * <p>Not thread-safe: one thread drives it (the cache's loop). The sets it returns are immutable and may be
  * handed to any thread.
@@ -68,15 +75,15 @@ public final class EndpointView {
     return malformed;
   }
 
-  /** Replaces the whole set with a snapshot taken at {@code revision}. */
+  /** Replaces the whole set with a snapshot taken at {@code revision}: never merges with the current set. */
   public Publication replace(long revision, List<CacheRecord> snapshot, EndpointDelta.Kind kind) {
-    Map<InstanceKey, Instance> next = new HashMap<>();
+    List<Instance> instances = new ArrayList<>(snapshot.size());
     for (CacheRecord r : snapshot) {
       requireUnderPrefix(r);
-      parse(r, revision).flatMap(k -> decode(k, r, revision)).ifPresent(i -> next.put(i.key(), i));
+      parse(r, revision).flatMap(k -> decode(k, r, revision)).ifPresent(instances::add);
     }
     EndpointSet before = current;
-    current = new EndpointSet(revision, Collections.unmodifiableMap(next));
+    current = EndpointSet.of(revision, instances);
     return new Publication(current, EndpointDelta.between(kind, before, current));
   }
 
@@ -95,30 +102,30 @@ public final class EndpointView {
             + " inside revision " + revision + "'s batch");
       }
     }
-    Map<InstanceKey, Instance> before = current.asMap();
-    Map<InstanceKey, Instance> next = new HashMap<>(before);
-    Map<InstanceKey, Boolean> touched = new LinkedHashMap<>();
+    TreePMap<InstanceKey, Instance> before = current.tree();
+    TreePMap<InstanceKey, Instance> next = before; // each plus/minus makes a new map; `before` never changes
+    Set<InstanceKey> touched = new LinkedHashSet<>();
     for (CacheRecord r : events) {
       Optional<InstanceKey> key = parse(r, revision);
       if (key.isEmpty()) {
         continue;
       }
-      touched.put(key.get(), Boolean.TRUE);
+      touched.add(key.get());
       if (r.kind() == CacheRecord.Kind.DELETE) {
-        next.remove(key.get());
+        next = next.minus(key.get());
       } else {
         Optional<Instance> decoded = decode(key.get(), r, revision);
         if (decoded.isPresent()) {
-          next.put(key.get(), decoded.get());
+          next = next.plus(key.get(), decoded.get());
         } else {
-          next.remove(key.get()); // a value that no longer decodes takes its instance out of the set
+          next = next.minus(key.get()); // a value that no longer decodes takes its instance out of the set
         }
       }
     }
     List<Instance> added = new ArrayList<>();
     List<Instance> removed = new ArrayList<>();
     List<Instance> changed = new ArrayList<>();
-    for (InstanceKey k : touched.keySet()) {
+    for (InstanceKey k : touched) {
       Instance old = before.get(k);
       Instance now = next.get(k);
       if (old == null && now != null) {
@@ -129,7 +136,7 @@ public final class EndpointView {
         changed.add(now);
       }
     }
-    current = new EndpointSet(revision, Collections.unmodifiableMap(next));
+    current = new EndpointSet(revision, next);
     return Optional.of(new Publication(current,
         new EndpointDelta(EndpointDelta.Kind.UPDATE, added, removed, changed)));
   }

@@ -1,0 +1,56 @@
+package dev.muster.cache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.muster.registry.InstanceKey;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class KeyPathOrderTest {
+  /** Names built from a few characters, so prefixes, equal segments and '-' against '/' come up often. */
+  private static String name(Random random) {
+    StringBuilder s = new StringBuilder().append("ab1".charAt(random.nextInt(3)));
+    int more = random.nextInt(4);
+    for (int i = 0; i < more; i++) {
+      s.append("ab1-".charAt(random.nextInt(4)));
+    }
+    if (s.charAt(s.length() - 1) == '-') {
+      s.append('b');
+    }
+    return s.toString();
+  }
+
+  private static InstanceKey key(Random random) {
+    return new InstanceKey(name(random), name(random), name(random), name(random));
+  }
+
+  @Test
+  void comparesKeysExactlyAsTheirPathStringsCompare() {
+    Random random = new Random(20261129L);
+    List<InstanceKey> keys = new ArrayList<>();
+    for (int i = 0; i < 400; i++) {
+      keys.add(key(random));
+    }
+    for (InstanceKey a : keys) {
+      for (InstanceKey b : keys) {
+        int expected = Integer.signum(a.path().compareTo(b.path()));
+        assertThat(Integer.signum(KeyPathOrder.INSTANCE.compare(a, b)))
+            .as("%s vs %s", a.path(), b.path())
+            .isEqualTo(expected);
+        assertThat(KeyPathOrder.INSTANCE.compare(a, b) == 0).isEqualTo(a.equals(b));
+      }
+    }
+  }
+
+  @Test
+  void aShorterSegmentFollowedByTheSeparatorSortsAfterALongerOneWithADash() {
+    InstanceKey v1 = new InstanceKey("default", "orders", "v1", "a");
+    InstanceKey v1rc = new InstanceKey("default", "orders", "v1-rc", "a");
+    InstanceKey idA = new InstanceKey("default", "orders", "v1", "a-b");
+
+    assertThat(KeyPathOrder.INSTANCE.compare(v1rc, v1)).isNegative();
+    assertThat(KeyPathOrder.INSTANCE.compare(v1, idA)).isNegative(); // the last segment simply ends
+  }
+}
