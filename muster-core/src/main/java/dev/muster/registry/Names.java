@@ -1,7 +1,6 @@
 package dev.muster.registry;
 
 import dev.muster.InvalidInputException;
-import java.util.regex.Pattern;
 
 /**
  * The naming rule for {@code namespace}, {@code service}, {@code version}, instance id and key root (SPEC §2):
@@ -16,13 +15,26 @@ public final class Names {
   public static final String RULE =
       "use 1-63 characters of a-z, 0-9 and '-', starting and ending with a letter or digit";
 
-  private static final Pattern LABEL = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
-
   private Names() {}
 
-  /** Whether {@code value} is a valid name; {@code null} is not. */
+  /**
+   * Whether {@code value} is a valid name; {@code null} is not. A loop, not a regular expression: every key and
+   * value a cache decodes checks four names twice, and the regex was the largest single cost of a 10,000-instance
+   * resync in the bench's profile (JFR).
+   */
   public static boolean isValid(String value) {
-    return value != null && LABEL.matcher(value).matches();
+    if (value == null || value.isEmpty() || value.length() > MAX_LENGTH) {
+      return false;
+    }
+    int last = value.length() - 1;
+    for (int i = 0; i <= last; i++) {
+      char c = value.charAt(i);
+      boolean alphanumeric = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+      if (!alphanumeric && (c != '-' || i == 0 || i == last)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

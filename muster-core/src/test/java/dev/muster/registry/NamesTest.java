@@ -54,4 +54,20 @@ class NamesTest {
         .isInstanceOf(InvalidInputException.class)
         .hasMessageStartingWith(name == null ? "namespace is missing: use 1-63" : "namespace is empty: use 1-63");
   }
+
+  @Test
+  void theLoopAgreesWithTheDnsLabelRegularExpressionOnRandomStrings() {
+    java.util.regex.Pattern label = java.util.regex.Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
+    java.util.Random random = new java.util.Random(7);
+    String alphabet = "ab09-_A.z";
+    for (int n = 0; n < 50_000; n++) {
+      StringBuilder sb = new StringBuilder();
+      int length = random.nextInt(n % 10 == 0 ? 70 : 6);
+      for (int i = 0; i < length; i++) {
+        sb.append(alphabet.charAt(random.nextInt(alphabet.length())));
+      }
+      String value = sb.toString();
+      assertThat(Names.isValid(value)).as(value).isEqualTo(label.matcher(value).matches());
+    }
+  }
 }

@@ -29,9 +29,16 @@ import java.util.List;
  * raw revoke → the delete at all N. Each consumer has its own connection (a client per consumer, as N consumer
  * processes would); all live in this JVM, so the times are one {@link System#nanoTime()} apart.
  *
- * <p>A sample is the time until the <em>last</em> of the N consumers saw the change. Runs on the calling thread.
+ * <p>A sample is the time until the <em>last</em> of the N consumers saw the change. The time the call itself
+ * took to return (register() = lease grant + put-if-absent transaction; the floor's put = one request) is
+ * recorded too, so the table shows how much of a gap is etcd round trips and how much is delivery. Runs on the
+ * calling thread.
  */
 final class VisibleBench {
+  /** How long register() (the floor: the put) took to return, per cache count: the etcd round trips alone. */
+  static final String CALL_VISIBLE = "visible.call.N";
+  /** How long close() (the floor: the revoke) took to return. */
+  static final String CALL_GONE = "gone.call.N";
   private static final Duration LIMIT = Duration.ofSeconds(15);
   private static final Duration PAUSE = Duration.ofMillis(20);
   private static final int WARMUP = 3;
@@ -84,16 +91,20 @@ final class VisibleBench {
         long t0 = System.nanoTime();
         RawEtcd.await("put", writer.getKVClient().put(RawEtcd.bytes(key), RawEtcd.bytes("v"),
             PutOption.builder().withLeaseId(lease).build()));
+        long putCall = System.nanoTime() - t0;
         Wait.until("the put of " + key + " at " + n + " raw watchers", LIMIT, () -> put.allSeenAt(key).isPresent());
         long visible = put.allSeenAt(key).getAsLong() - t0;
         long t1 = System.nanoTime();
         RawEtcd.await("revoke", writer.getLeaseClient().revoke(lease));
+        long revokeCall = System.nanoTime() - t1;
         Wait.until("the delete of " + key + " at " + n + " raw watchers", LIMIT,
             () -> deleted.allSeenAt(key).isPresent());
         long gone = deleted.allSeenAt(key).getAsLong() - t1;
         if (s >= 0) {
           floor.latency(Metric.visible(n)).addNanos(visible);
           floor.latency(Metric.gone(n)).addNanos(gone);
+          floor.latency(CALL_VISIBLE + n).addNanos(putCall);
+          floor.latency(CALL_GONE + n).addNanos(revokeCall);
         }
         Wait.sleep(PAUSE);
       }
@@ -132,15 +143,19 @@ final class VisibleBench {
         Instance instance = Instance.of(service, "127.0.0.1", 10_000 + s + WARMUP).id(id);
         long t0 = System.nanoTime();
         Registration registration = provider.register(instance, config, RegistrationListener.NONE);
+        long registerCall = System.nanoTime() - t0;
         Wait.until(id + " in " + n + " caches", LIMIT, () -> added.allSeenAt(id).isPresent());
         long visible = added.allSeenAt(id).getAsLong() - t0;
         long t1 = System.nanoTime();
         registration.close();
+        long closeCall = System.nanoTime() - t1;
         Wait.until(id + " gone from " + n + " caches", LIMIT, () -> removed.allSeenAt(id).isPresent());
         long gone = removed.allSeenAt(id).getAsLong() - t1;
         if (s >= 0) {
           muster.latency(Metric.visible(n)).addNanos(visible);
           muster.latency(Metric.gone(n)).addNanos(gone);
+          muster.latency(CALL_VISIBLE + n).addNanos(registerCall);
+          muster.latency(CALL_GONE + n).addNanos(closeCall);
         }
         Wait.sleep(PAUSE);
       }

@@ -26,9 +26,11 @@ public final class Report {
 
   private static final String[][] LATENCY_ROWS = {
       {"register() -> visible, 1 cache", "visible.N1"},
+      {"  of which the call (floor: put) returned", "visible.call.N1"},
       {"register() -> visible, 10 caches", "visible.N10"},
       {"register() -> visible, 100 caches", "visible.N100"},
       {"close() -> gone, 1 cache", "gone.N1"},
+      {"  of which the call (floor: revoke) returned", "gone.call.N1"},
       {"close() -> gone, 10 caches", "gone.N10"},
       {"close() -> gone, 100 caches", "gone.N100"},
       {"kill -9 -> gone from a cache", Metric.KILL9_GONE},
