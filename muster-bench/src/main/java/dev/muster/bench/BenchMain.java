@@ -26,7 +26,7 @@ import picocli.CommandLine.Option;
  * the raw-jetcd floor, and Muster next to Curator's service discovery on ZooKeeper, in one run on one machine,
  * printed as tables and written as CSV. Figures are printed, never judged: nothing here fails on a number.
  */
-@Command(name = "muster bench", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "muster bench", sortOptions = false,
     description = {
         "Measures Muster on this machine: JMH microbenchmarks (pick, apply, decode), end to end on a private etcd"
             + " next to raw jetcd (the floor), and side by side with Curator's service discovery on a private"
@@ -36,6 +36,9 @@ import picocli.CommandLine.Option;
 public final class BenchMain implements Callable<Integer> {
   /** The parts of a run. */
   enum Section { jmh, etcd, curator }
+
+  @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+  boolean help;
 
   @Option(names = "--quick", description = "Fewer samples and short JMH iterations (under 3 minutes).")
   boolean quick;
@@ -65,7 +68,12 @@ public final class BenchMain implements Callable<Integer> {
     EnumSet<Section> sections = only == null || only.isEmpty() ? EnumSet.allOf(Section.class) : EnumSet.copyOf(only);
     Plan plan = quick ? Plan.quick() : Plan.full();
     Path logs = out.resolve("logs");
-    Files.createDirectories(logs);
+    try {
+      Files.createDirectories(logs);
+    } catch (IOException e) {
+      throw new IOException("cannot create " + logs.toAbsolutePath() + " (" + e.getClass().getSimpleName()
+          + "): choose a writable directory with --out", e);
+    }
     PrintStream progress = System.out;
     long t0 = System.nanoTime();
     String mode = (quick ? "quick" : "full") + ", " + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ", sections "

@@ -75,13 +75,13 @@ public final class Report {
     }
     out.println();
     out.println("1. Microbenchmarks (JMH, ns/op ± 99.9% error; B/op from -prof gc)");
-    out.printf("%-34s %-28s %7s %18s %10s%n", "benchmark", "params", "threads", "ns/op", "B/op");
+    out.printf("%-32s %-32s %7s %22s %10s%n", "benchmark", "params", "threads", "ns/op", "B/op");
     for (JmhSuite.Row r : f.jmh()) {
-      out.printf(Locale.ROOT, "%-34s %-28s %7d %18s %10.1f%n", r.benchmark(), r.params(), r.threads(),
+      out.printf(Locale.ROOT, "%-32s %-32s %7d %22s %10.1f%n", r.benchmark(), r.params(), r.threads(),
           String.format(Locale.ROOT, "%.1f ± %.1f", r.nsPerOp(), r.error()), r.bytesPerOp());
-      csv.add(String.join(",", "jmh", r.benchmark() + " " + r.params() + " threads=" + r.threads(), "ns/op",
+      csv.add(row("jmh", r.benchmark() + " " + r.params() + " threads=" + r.threads(), "ns/op",
           "muster", "", "", "", "", num(r.nsPerOp()), "", ""));
-      csv.add(String.join(",", "jmh", r.benchmark() + " " + r.params() + " threads=" + r.threads(), "B/op",
+      csv.add(row("jmh", r.benchmark() + " " + r.params() + " threads=" + r.threads(), "B/op",
           "muster", "", "", "", "", num(r.bytesPerOp()), "", ""));
     }
   }
@@ -92,7 +92,7 @@ public final class Report {
     }
     out.println();
     out.println("2. Muster end to end on etcd (ms; floor = raw jetcd in the same run; ratio = Muster / floor)");
-    out.printf("%-40s %8s %8s %8s | %8s %8s %8s | %6s %6s%n", "metric", "p50", "p99", "max", "floor50", "floor99",
+    out.printf("%-54s %8s %8s %8s | %8s %8s %8s | %6s %6s%n", "metric", "p50", "p99", "max", "floor50", "floor99",
         "floormax", "x p50", "x p99");
     for (String[] row : LATENCY_ROWS) {
       Samples m = f.muster().latencies().get(row[1]);
@@ -101,7 +101,7 @@ public final class Report {
       }
       Samples fl = f.floor().latencies().get(row[1]);
       boolean hasFloor = fl != null && !fl.isEmpty();
-      out.printf(Locale.ROOT, "%-40s %8.1f %8.1f %8.1f | %8s %8s %8s | %6s %6s%n", row[0] + " (n=" + m.count() + ")",
+      out.printf(Locale.ROOT, "%-54s %8.1f %8.1f %8.1f | %8s %8s %8s | %6s %6s%n", row[0] + " (n=" + m.count() + ")",
           m.p50(), m.p99(), m.max(), hasFloor ? fmt(fl.p50()) : "-", hasFloor ? fmt(fl.p99()) : "-",
           hasFloor ? fmt(fl.max()) : "-", hasFloor ? ratio(m.p50(), fl.p50()) : "-",
           hasFloor ? ratio(m.p99(), fl.p99()) : "-");
@@ -113,16 +113,16 @@ public final class Report {
     Double eps = f.muster().values().get(Metric.EVENTS_PER_SECOND);
     Double floorEps = f.floor().values().get(Metric.EVENTS_PER_SECOND);
     if (eps != null) {
-      out.printf(Locale.ROOT, "%-40s %8.0f %26s %8s %17s%n", "events/s applied, 10,000 cached", eps, "",
+      out.printf(Locale.ROOT, "%-54s %8.0f %19s %8s %26s%n", "events/s applied, 10,000 cached", eps, "|",
           floorEps == null ? "-" : String.format(Locale.ROOT, "%.0f", floorEps),
           floorEps == null ? "-" : ratio(eps, floorEps));
-      csv.add(String.join(",", "etcd", "events applied per second", "events/s", "muster", "", "", "", "", num(eps),
+      csv.add(row("etcd", "events applied per second", "events/s", "muster", "", "", "", "", num(eps),
           floorEps == null ? "" : num(floorEps), floorEps == null ? "" : num(eps / floorEps)));
     }
     Double heap = f.muster().values().get(Metric.HEAP_PER_INSTANCE);
     if (heap != null) {
-      out.printf(Locale.ROOT, "%-40s %8.0f%n", "retained heap per cached instance, B", heap);
-      csv.add(String.join(",", "etcd", "retained heap per cached instance", "bytes", "muster", "", "", "", "",
+      out.printf(Locale.ROOT, "%-54s %8.0f%n", "retained heap per cached instance, B", heap);
+      csv.add(row("etcd", "retained heap per cached instance", "bytes", "muster", "", "", "", "",
           num(heap), "", ""));
     }
     notes(out, "muster", f.muster().notes());
@@ -161,9 +161,9 @@ public final class Report {
       out.printf(Locale.ROOT, "%-40s %12s %12s %8s%n", "calls failed in kill -9 windows",
           String.format(Locale.ROOT, "%.0f/%.0f", mf, mc), String.format(Locale.ROOT, "%.0f/%.0f", cf, cc),
           ratio(mf / mc, cf / cc));
-      csv.add(String.join(",", "curator", "calls failed in kill -9 windows", "share", "muster", num(mc), "", "", "",
+      csv.add(row("curator", "calls failed in kill -9 windows", "share", "muster", num(mc), "", "", "",
           num(mf / mc), "", ""));
-      csv.add(String.join(",", "curator", "calls failed in kill -9 windows", "share", "curator", num(cc), "", "", "",
+      csv.add(row("curator", "calls failed in kill -9 windows", "share", "curator", num(cc), "", "", "",
           num(cf / cc), "", ""));
     }
     notes(out, "curator", f.curator().notes());
@@ -171,13 +171,13 @@ public final class Report {
 
   private void compare(PrintStream out, String name, double muster, double curator, String unit) {
     out.printf(Locale.ROOT, "%-40s %12.1f %12.1f %8s%n", name, muster, curator, ratio(muster, curator));
-    csv.add(String.join(",", "curator", name, unit, "muster", "", "", "", "", num(muster), "", ""));
-    csv.add(String.join(",", "curator", name, unit, "curator", "", "", "", "", num(curator), "",
+    csv.add(row("curator", name, unit, "muster", "", "", "", "", num(muster), "", ""));
+    csv.add(row("curator", name, unit, "curator", "", "", "", "", num(curator), "",
         num(muster / curator)));
   }
 
   private void csvLatency(String section, String metric, String system, Samples s, double floorP50) {
-    csv.add(String.join(",", section, metric.trim(), "ms", system, Integer.toString(s.count()), num(s.p50()),
+    csv.add(row(section, metric.trim(), "ms", system, Integer.toString(s.count()), num(s.p50()),
         num(s.p99()), num(s.max()), "", Double.isNaN(floorP50) ? "" : num(floorP50),
         Double.isNaN(floorP50) ? "" : num(s.p50() / floorP50)));
   }
@@ -186,6 +186,18 @@ public final class Report {
     for (String n : notes) {
       out.println("  note (" + side + "): " + n);
     }
+  }
+
+  /** One CSV row (RFC 4180: a field with a comma or a quote is quoted, quotes doubled). */
+  private static String row(String... fields) {
+    StringBuilder sb = new StringBuilder();
+    for (String f : fields) {
+      if (sb.length() > 0) {
+        sb.append(',');
+      }
+      sb.append(f.contains(",") || f.contains("\"") ? "\"" + f.replace("\"", "\"\"") + "\"" : f);
+    }
+    return sb.toString();
   }
 
   private static String ratio(double a, double b) {
