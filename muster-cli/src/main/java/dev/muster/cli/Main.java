@@ -16,7 +16,9 @@ import picocli.CommandLine.Command;
     description = "Service discovery for Java on etcd.",
     subcommands = {RegisterCommand.class, LsCommand.class, WatchCommand.class, CallCommand.class, EtcdCommand.class, LabCommand.class,
         CommandLine.HelpCommand.class},
-    usageHelpAutoWidth = true)
+    usageHelpAutoWidth = true,
+    footer = {"", "Also: ./muster test (the whole test suite) and ./muster bench [--quick] (benchmarks against raw"
+        + " jetcd and Curator; ./muster bench --help)."})
 public final class Main implements Runnable {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
