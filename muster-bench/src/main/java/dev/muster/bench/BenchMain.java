@@ -47,6 +47,11 @@ public final class BenchMain implements Callable<Integer> {
       description = "Run only these sections, comma-separated: ${COMPLETION-CANDIDATES} (default: all).")
   List<Section> only;
 
+  @Option(names = "--seed", paramLabel = "N",
+      description = "Seed of the kill schedule (the random gaps between kill -9s); default: a new one each run,"
+          + " printed, so the kills' phase in the keepalive cycle does not repeat between runs.")
+  Long seed;
+
   @Option(names = "--out", paramLabel = "DIR", description = "Where results and process logs go (default: ${DEFAULT-VALUE}).")
   Path out = Path.of("bench-out");
 
@@ -66,7 +71,8 @@ public final class BenchMain implements Callable<Integer> {
   @Override
   public Integer call() throws IOException {
     EnumSet<Section> sections = only == null || only.isEmpty() ? EnumSet.allOf(Section.class) : EnumSet.copyOf(only);
-    Plan plan = quick ? Plan.quick() : Plan.full();
+    long killSeed = seed != null ? seed : new java.util.Random().nextLong();
+    Plan plan = quick ? Plan.quick(killSeed) : Plan.full(killSeed);
     Path logs = out.resolve("logs");
     try {
       Files.createDirectories(logs);
@@ -77,7 +83,7 @@ public final class BenchMain implements Callable<Integer> {
     PrintStream progress = System.out;
     long t0 = System.nanoTime();
     String mode = (quick ? "quick" : "full") + ", " + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ", sections "
-        + sections;
+        + sections + ", kill seed " + killSeed;
     progress.println("muster bench: " + mode + "; logs in " + logs);
     List<String> failures = new java.util.ArrayList<>();
     List<JmhSuite.Row> jmh = List.of();

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class EndToEndIT {
   private static final Plan TINY = new Plan(List.of(1, 3), 3, 2, 300, 1, 300, 1, Duration.ofSeconds(2),
-      Duration.ofMillis(500), Duration.ofMillis(50), Duration.ofMillis(300), Duration.ofSeconds(1));
+      Duration.ofMillis(500), Duration.ofMillis(50), Duration.ofMillis(300), Duration.ofSeconds(1), 42);
 
   @TempDir
   Path dir;

@@ -25,7 +25,8 @@ public final class CuratorBenchMain {
       ProcessReaper.trackTempDir(dir);
     }
     long start = System.nanoTime();
-    SideResult result = CuratorBench.run(full ? Plan.full() : Plan.quick(), dir, System.out);
+    SideResult result = CuratorBench.run(full ? Plan.full(System.nanoTime()) : Plan.quick(System.nanoTime()), dir,
+        System.out);
     double seconds = (System.nanoTime() - start) / 1e9;
 
     System.out.println();

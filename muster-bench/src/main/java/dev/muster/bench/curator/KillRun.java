@@ -25,7 +25,6 @@ import java.util.Random;
  */
 final class KillRun {
   private static final Duration START_LIMIT = Duration.ofSeconds(60);
-  private static final long SEED = 42;
 
   private final Plan plan;
   private final String connect;
@@ -67,7 +66,7 @@ final class KillRun {
         CuratorProvider.awaitRegistered(providers.get(i), START_LIMIT, () -> tracker.visibleEverywhere(id));
       }
 
-      Random random = new Random(SEED);
+      Random random = new Random(plan.seed());
       long[] killedAt = new long[providers.size()];
       for (int i = 0; i < providers.size(); i++) {
         if (i > 0) {

@@ -43,7 +43,8 @@ public final class EtcdBench {
 
   /** Runs the etcd side alone with the quick plan and prints its figures (for working on it). */
   public static void main(String[] args) throws java.io.IOException {
-    Plan plan = args.length > 0 && args[0].equals("--full") ? Plan.full() : Plan.quick();
+    long seed = System.nanoTime();
+    Plan plan = args.length > 0 && args[0].equals("--full") ? Plan.full(seed) : Plan.quick(seed);
     Path dir = java.nio.file.Files.createTempDirectory("muster-bench-etcd");
     long t0 = System.nanoTime();
     Result r = run(plan, dir, System.out);

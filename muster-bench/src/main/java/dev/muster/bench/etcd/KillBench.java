@@ -1,6 +1,7 @@
 package dev.muster.bench.etcd;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.muster.bench.support.BenchException;
 import dev.muster.bench.support.ChildJvm;
 import dev.muster.bench.support.Metric;
 import dev.muster.bench.support.Plan;
@@ -78,10 +79,17 @@ final class KillBench {
               List.of(endpoints, service, "p" + i, Integer.toString(FreePorts.pick()),
                   Long.toString(plan.ttl().toSeconds()), Long.toString(plan.keepalive().toMillis()))));
         }
-        Wait.until(plan.killSamples() + " providers in the cache", LIMIT,
-            () -> cache.current().size() == plan.killSamples());
+        // 20 JVMs starting at once on 2 cores take a while: allow 3 s each beyond the usual limit.
+        Wait.until(plan.killSamples() + " providers in the cache", LIMIT.plusSeconds(3L * plan.killSamples()), () -> {
+          for (ChildJvm p : providers) {
+            if (!p.isAlive()) {
+              throw new BenchException(p + " exited before registering: " + p.errTail());
+            }
+          }
+          return cache.current().size() == plan.killSamples();
+        });
         Wait.sleep(plan.keepalive().multipliedBy(2)); // a few renewals each, so the split has a last renewal
-        Random random = new Random(42);
+        Random random = new Random(plan.seed());
         List<Instant> killedAt = new ArrayList<>();
         List<Long> killedNanos = new ArrayList<>();
         for (ChildJvm p : providers) {

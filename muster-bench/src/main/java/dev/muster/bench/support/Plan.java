@@ -20,6 +20,8 @@ import java.util.List;
  * @param attemptTimeout deadline of each call attempt
  * @param ejectionTime how long an endpoint that failed once is left out (Muster's ejection, Curator's
  *     DownInstancePolicy timeout)
+ * @param seed the kill schedule's random seed (gaps between kills); a new one each run unless given, so the kills'
+ *     phase in the keepalive / ping cycle does not repeat from run to run
  */
 public record Plan(
     List<Integer> cacheCounts,
@@ -33,7 +35,8 @@ public record Plan(
     Duration keepalive,
     Duration callInterval,
     Duration attemptTimeout,
-    Duration ejectionTime) {
+    Duration ejectionTime,
+    long seed) {
 
   public Plan {
     cacheCounts = List.copyOf(cacheCounts);
@@ -49,13 +52,13 @@ public record Plan(
     return ttl.plus(CALL_WINDOW_EXTRA);
   }
 
-  public static Plan quick() {
+  public static Plan quick(long seed) {
     return new Plan(List.of(1, 10, 100), 15, 3, 10_000, 3, 10_000, 1, Duration.ofSeconds(3),
-        Duration.ofSeconds(1), Duration.ofMillis(50), Duration.ofMillis(300), Duration.ofSeconds(2));
+        Duration.ofSeconds(1), Duration.ofMillis(50), Duration.ofMillis(300), Duration.ofSeconds(2), seed);
   }
 
-  public static Plan full() {
-    return new Plan(List.of(1, 10, 100), 100, 10, 10_000, 10, 50_000, 3, Duration.ofSeconds(3),
-        Duration.ofSeconds(1), Duration.ofMillis(50), Duration.ofMillis(300), Duration.ofSeconds(2));
+  public static Plan full(long seed) {
+    return new Plan(List.of(1, 10, 100), 100, 20, 10_000, 10, 50_000, 3, Duration.ofSeconds(3),
+        Duration.ofSeconds(1), Duration.ofMillis(50), Duration.ofMillis(300), Duration.ofSeconds(2), seed);
   }
 }
