@@ -52,7 +52,8 @@ public final class BenchMain implements Callable<Integer> {
           + " printed, so the kills' phase in the keepalive cycle does not repeat between runs.")
   Long seed;
 
-  @Option(names = "--out", paramLabel = "DIR", description = "Where results and process logs go (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--out", paramLabel = "DIR",
+      description = "Where results and process logs go (default: ${DEFAULT-VALUE}).")
   Path out = Path.of("bench-out");
 
   public static void main(String[] args) {
@@ -111,8 +112,8 @@ public final class BenchMain implements Callable<Integer> {
     System.out.printf("%nmuster bench: took %.0f s; wrote %s and %s%n", took, out.resolve("results.txt"),
         out.resolve("results.csv"));
     boolean failed = !failures.isEmpty()
-        || (etcd != null && etcd.muster().notes().stream().anyMatch(n -> n.contains("FAILED")))
-        || (curator != null && curator.notes().stream().anyMatch(n -> n.contains("FAILED")));
+        || (etcd != null && !etcd.muster().failures().isEmpty())
+        || (curator != null && !curator.failures().isEmpty());
     failures.forEach(f -> System.err.println("muster bench: " + f));
     if (failed) {
       System.err.println("muster bench: some measurements failed (see the notes above); their rows are missing");

@@ -56,7 +56,7 @@ class EndToEndIT {
     assertThat(etcd.muster().values().get(Metric.HEAP_PER_INSTANCE)).isPositive();
     assertThat(etcd.muster().values().get(Metric.CALLS)).isPositive();
     assertThat(curator.values()).containsKeys(Metric.HEAP_PER_INSTANCE, Metric.CALLS, Metric.CALLS_FAILED);
-    assertThat(etcd.muster().latencies().get("kill9.lease.remainder").count()).isEqualTo(TINY.killSamples());
+    assertThat(etcd.muster().latencies().get(Metric.KILL9_REMAINDER).count()).isEqualTo(TINY.killSamples());
 
     Report report = new Report(new Report.Figures("test", "machine", List.of(), etcd.muster(), etcd.floor(),
         curator, CuratorBench.label(TINY)));

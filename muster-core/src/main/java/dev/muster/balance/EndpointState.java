@@ -110,8 +110,18 @@ public final class EndpointState {
    * EWMA would never be corrected (starvation). Decayed, it is tried again within a few decay periods.
    */
   public double score() {
-    long idle = Math.max(0, nanoTime.getAsLong() - lastSampleNanos.get());
+    return score(nanoTime.getAsLong());
+  }
+
+  /** {@link #score()} at {@code nowNanos} (this state's ticker): a pick compares two scores on one clock read. */
+  double score(long nowNanos) {
+    long idle = Math.max(0, nowNanos - lastSampleNanos.get());
     return (inFlight.get() + 1.0) * (ewmaNanos() * Math.exp(-idle / decayNanos) + 1.0);
+  }
+
+  /** This state's ticker (the balancer's, shared by every state of one balancer). */
+  long nowNanos() {
+    return nanoTime.getAsLong();
   }
 
   private void sample(long latencyNanos) {

@@ -93,7 +93,8 @@ final class Tier {
    */
   private static EndpointState lessLoaded(EndpointState a, EndpointState b) {
     if (a.hasLatencySample() && b.hasLatencySample()) {
-      return b.score() < a.score() ? b : a;
+      long now = a.nowNanos(); // one clock read per pick: both states run on the balancer's ticker
+      return b.score(now) < a.score(now) ? b : a;
     }
     return b.inFlight() < a.inFlight() ? b : a;
   }

@@ -1,6 +1,7 @@
 package dev.muster.bench.curator;
 
 import dev.muster.bench.support.BenchException;
+import dev.muster.bench.support.Heap;
 import dev.muster.bench.support.Metric;
 import dev.muster.bench.support.Plan;
 import dev.muster.bench.support.SideResult;
@@ -63,8 +64,8 @@ final class BulkRun {
       createInstances(owner, service);
     } catch (RuntimeException e) {
       String why = "setting up " + plan.bulkInstances() + " instances: " + Curators.oneLine(e);
-      result.note("build: FAILED: " + why);
-      result.note("heap per instance: FAILED: " + why);
+      result.failed("build", why);
+      result.failed("heap per instance", why);
       Curators.closeQuietly(owner);
       return;
     }
@@ -74,13 +75,13 @@ final class BulkRun {
       try {
         measureBuilds(service);
       } catch (RuntimeException e) {
-        result.note("build: FAILED: " + Curators.oneLine(e));
+        result.failed("build", Curators.oneLine(e));
       }
       progress.printf("curator: heap per cached instance (%,d instances)...%n", plan.bulkInstances());
       try {
         measureHeap(service);
       } catch (RuntimeException e) {
-        result.note("heap per instance: FAILED: " + Curators.oneLine(e));
+        result.failed("heap per instance", Curators.oneLine(e));
       }
     } finally {
       Curators.closeQuietly(owner);
@@ -185,12 +186,12 @@ final class BulkRun {
     ServiceCache<String> cache = null;
     try {
       discovery = Curators.discovery(client);
-      long before = usedHeapAfterGc();
+      long before = Heap.usedAfterGc();
       cache = discovery.serviceCacheBuilder().name(service).build();
       startCache(cache);
       ServiceCache<String> built = cache;
       Wait.until(n + " instances in the cache", BUILD_LIMIT, () -> built.getInstances().size() == n);
-      long after = usedHeapAfterGc();
+      long after = Heap.usedAfterGc();
       Reference.reachabilityFence(cache);
       result.value(Metric.HEAP_PER_INSTANCE, (double) (after - before) / n);
       result.note(String.format("heap per instance: used heap after GC %,d → %,d bytes around one ServiceCache of "
@@ -207,15 +208,6 @@ final class BulkRun {
       cache.start();
       return null;
     });
-  }
-
-  /** Three full collections a little apart, so that what is left is what is reachable. */
-  private static long usedHeapAfterGc() {
-    for (int i = 0; i < 3; i++) {
-      System.gc();
-      Wait.sleep(Duration.ofMillis(100));
-    }
-    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
   }
 
   private static String id(String service, int i) {

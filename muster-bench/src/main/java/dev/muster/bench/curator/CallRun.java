@@ -22,7 +22,8 @@ import org.apache.curator.x.discovery.strategies.RoundRobinStrategy;
 
 /**
  * Failures a caller sees while a provider is killed: {@link Plan#CALL_PROVIDERS} {@link CuratorProvider}s behind
- * the shared {@link CallLoop} making {@link Caller}'s calls through a round-robin {@code ServiceProvider} with {@code DownInstancePolicy(ejectionTime, 1)}.
+ * the shared {@link CallLoop} making {@link Caller}'s calls through a round-robin {@code ServiceProvider} with
+ * {@code DownInstancePolicy(ejectionTime, 1)}.
  * Each round kills one provider with SIGKILL and counts the calls that started in {@code [kill, kill +
  * callWindow)} and how many of them failed; then a replacement provider registers and the caller's cache must list
  * it (and no longer list the killed one) before the next round.
@@ -121,7 +122,7 @@ final class CallRun {
       result.value(Metric.CALLS_FAILED, failed);
       result.note("calls: one attempt per call (Curator has no retry); a failed attempt calls noteError(instance)");
     } catch (RuntimeException e) {
-      result.note("calls during kill -9: FAILED: " + Curators.oneLine(e));
+      result.failed("calls during kill -9", Curators.oneLine(e));
     } finally {
       Curators.closeQuietly(caller);
       Curators.closeQuietly(provider);

@@ -19,7 +19,7 @@ import java.util.UUID;
  *   <li>{@link CallRun}: calls that fail as a caller sees them while a provider is killed.
  * </ol>
  *
- * <p>A step that fails is noted in the result ({@code "<step>: FAILED: ..."}) and the next step still runs. Not
+ * <p>A step that fails is recorded with {@link SideResult#failed} and the next step still runs. Not
  * thread-safe: {@link #run} uses the calling thread for all measuring and stops everything it started (the server,
  * provider JVMs by pid, every client) before it returns.
  */
@@ -38,7 +38,7 @@ public final class CuratorBench {
     try {
       server = ZooKeeperServer.start(dir);
     } catch (RuntimeException e) {
-      result.note("zookeeper: FAILED: " + Curators.oneLine(e));
+      result.failed("zookeeper", Curators.oneLine(e));
       return result;
     }
     try (server) {
@@ -59,7 +59,7 @@ public final class CuratorBench {
     try {
       step.run();
     } catch (RuntimeException e) {
-      result.note(name + ": FAILED: " + Curators.oneLine(e));
+      result.failed(name, Curators.oneLine(e));
     }
   }
 

@@ -86,7 +86,7 @@ final class KillRun {
           result.latency(Metric.KILL9_GONE).addNanos(nanos);
           figures.add(Long.toString(nanos / 1_000_000));
         } catch (RuntimeException e) {
-          result.note("kill9→gone " + id + ": FAILED: " + Curators.oneLine(e));
+          result.failed("kill9→gone " + id, Curators.oneLine(e));
         }
       }
       // Why a sample can be shorter than the timeout: the server counts it from the last packet it had from the
@@ -95,7 +95,7 @@ final class KillRun {
           + "the provider's last ping (about every timeout/3) and expires on its next tick, so a sample can be up to "
           + "timeout/3 shorter or one tick longer than the timeout");
     } catch (RuntimeException e) {
-      result.note("kill9→gone: FAILED: " + Curators.oneLine(e));
+      result.failed("kill9→gone", Curators.oneLine(e));
     } finally {
       providers.forEach(ChildJvm::close);
     }

@@ -52,11 +52,11 @@ final class VisibilityRun {
         try {
           measure(n, provider);
         } catch (RuntimeException e) {
-          result.note("register→visible N=" + n + ": FAILED: " + Curators.oneLine(e));
+          result.failed("register→visible N=" + n, Curators.oneLine(e));
         }
       }
     } catch (RuntimeException e) {
-      result.note("register→visible: FAILED: " + Curators.oneLine(e));
+      result.failed("register→visible", Curators.oneLine(e));
     } finally {
       Curators.closeQuietly(provider);
       Curators.closeQuietly(providerClient);

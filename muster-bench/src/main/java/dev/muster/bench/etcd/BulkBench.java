@@ -63,7 +63,8 @@ final class BulkBench {
 
   void run(SideResult muster, SideResult floor) {
     int n = plan.bulkInstances();
-    try (Client raw = RawEtcd.client(endpoints); EtcdRegistry registry = EtcdRegistry.connect(EtcdConfig.of(endpoints))) {
+    try (Client raw = RawEtcd.client(endpoints);
+         EtcdRegistry registry = EtcdRegistry.connect(EtcdConfig.of(endpoints))) {
       progress.printf("etcd: writing %,d instances...%n", n);
       fill(raw);
       muster.note("one instance value is " + values[0].length + " bytes of JSON (SPEC §2 shape)");

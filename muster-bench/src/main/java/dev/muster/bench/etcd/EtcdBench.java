@@ -37,25 +37,7 @@ public final class EtcdBench {
     try {
       body.run();
     } catch (RuntimeException e) {
-      result.note(name + ": FAILED: " + e.getMessage());
+      result.failed(name, e.getMessage());
     }
-  }
-
-  /** Runs the etcd side alone with the quick plan and prints its figures (for working on it). */
-  public static void main(String[] args) throws java.io.IOException {
-    long seed = System.nanoTime();
-    Plan plan = args.length > 0 && args[0].equals("--full") ? Plan.full(seed) : Plan.quick(seed);
-    Path dir = java.nio.file.Files.createTempDirectory("muster-bench-etcd");
-    long t0 = System.nanoTime();
-    Result r = run(plan, dir, System.out);
-    for (String side : new String[] {"muster", "floor"}) {
-      SideResult s = side.equals("muster") ? r.muster() : r.floor();
-      s.latencies().forEach((k, v) -> System.out.printf("%s %-28s n=%3d p50 %8.2f p99 %8.2f max %8.2f ms%n", side, k,
-          v.count(), v.p50(), v.p99(), v.max()));
-      s.values().forEach((k, v) -> System.out.printf("%s %-28s %.1f%n", side, k, v));
-      s.notes().forEach(n -> System.out.println(side + " note: " + n));
-    }
-    System.out.printf("took %.1f s%n", (System.nanoTime() - t0) / 1e9);
-    System.exit(0);
   }
 }

@@ -39,9 +39,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * cycle. Runs on the calling thread; every child is killed by pid in {@code finally}.
  */
 final class KillBench {
-  static final String REMAINDER = "kill9.lease.remainder";
-  static final String DETECTION = "kill9.detection.delivery";
-
   private static final Duration LIMIT = Duration.ofSeconds(30);
 
   private final String endpoints;
@@ -108,8 +105,8 @@ final class KillBench {
           Optional<Instant> renewed = lastRenewal(providers.get(i), killedAt.get(i));
           if (renewed.isPresent()) {
             long remainder = Duration.between(killedAt.get(i), renewed.get().plus(plan.ttl())).toNanos();
-            muster.latency(REMAINDER).addNanos(remainder);
-            muster.latency(DETECTION).addNanos(gone - remainder);
+            muster.latency(Metric.KILL9_REMAINDER).addNanos(remainder);
+            muster.latency(Metric.KILL9_DETECTION).addNanos(gone - remainder);
           } else {
             muster.note("kill -9 of " + id + ": no renewal logged before the kill; not split");
           }

@@ -35,10 +35,6 @@ import java.util.List;
  * calling thread.
  */
 final class VisibleBench {
-  /** How long register() (the floor: the put) took to return, per cache count: the etcd round trips alone. */
-  static final String CALL_VISIBLE = "visible.call.N";
-  /** How long close() (the floor: the revoke) took to return. */
-  static final String CALL_GONE = "gone.call.N";
   private static final Duration LIMIT = Duration.ofSeconds(15);
   private static final Duration PAUSE = Duration.ofMillis(20);
   private static final int WARMUP = 3;
@@ -103,8 +99,8 @@ final class VisibleBench {
         if (s >= 0) {
           floor.latency(Metric.visible(n)).addNanos(visible);
           floor.latency(Metric.gone(n)).addNanos(gone);
-          floor.latency(CALL_VISIBLE + n).addNanos(putCall);
-          floor.latency(CALL_GONE + n).addNanos(revokeCall);
+          floor.latency(Metric.visibleCall(n)).addNanos(putCall);
+          floor.latency(Metric.goneCall(n)).addNanos(revokeCall);
         }
         Wait.sleep(PAUSE);
       }
@@ -154,8 +150,8 @@ final class VisibleBench {
         if (s >= 0) {
           muster.latency(Metric.visible(n)).addNanos(visible);
           muster.latency(Metric.gone(n)).addNanos(gone);
-          muster.latency(CALL_VISIBLE + n).addNanos(registerCall);
-          muster.latency(CALL_GONE + n).addNanos(closeCall);
+          muster.latency(Metric.visibleCall(n)).addNanos(registerCall);
+          muster.latency(Metric.goneCall(n)).addNanos(closeCall);
         }
         Wait.sleep(PAUSE);
       }

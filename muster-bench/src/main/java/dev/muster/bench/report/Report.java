@@ -25,17 +25,17 @@ public final class Report {
       SideResult curator, String curatorLabel) {}
 
   private static final String[][] LATENCY_ROWS = {
-      {"register() -> visible, 1 cache", "visible.N1"},
-      {"  of which the call (floor: put) returned", "visible.call.N1"},
-      {"register() -> visible, 10 caches", "visible.N10"},
-      {"register() -> visible, 100 caches", "visible.N100"},
-      {"close() -> gone, 1 cache", "gone.N1"},
-      {"  of which the call (floor: revoke) returned", "gone.call.N1"},
-      {"close() -> gone, 10 caches", "gone.N10"},
-      {"close() -> gone, 100 caches", "gone.N100"},
+      {"register() -> visible, 1 cache", Metric.visible(1)},
+      {"  of which the call (floor: put) returned", Metric.visibleCall(1)},
+      {"register() -> visible, 10 caches", Metric.visible(10)},
+      {"register() -> visible, 100 caches", Metric.visible(100)},
+      {"close() -> gone, 1 cache", Metric.gone(1)},
+      {"  of which the call (floor: revoke) returned", Metric.goneCall(1)},
+      {"close() -> gone, 10 caches", Metric.gone(10)},
+      {"close() -> gone, 100 caches", Metric.gone(100)},
       {"kill -9 -> gone from a cache", Metric.KILL9_GONE},
-      {"  of which lease remainder", "kill9.lease.remainder"},
-      {"  of which expiry detection + delivery", "kill9.detection.delivery"},
+      {"  of which lease remainder", Metric.KILL9_REMAINDER},
+      {"  of which expiry detection + delivery", Metric.KILL9_DETECTION},
       {"full resync, range + build + publish", Metric.BUILD},
   };
 

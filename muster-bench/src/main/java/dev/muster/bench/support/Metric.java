@@ -14,8 +14,24 @@ public final class Metric {
     return "gone.N" + n;
   }
 
+  /** How long register() (the floor: the put) took to return with {@code n} caches watching, ms. */
+  public static String visibleCall(int n) {
+    return "visible.call.N" + n;
+  }
+
+  /** How long close() (the floor: the revoke) took to return with {@code n} caches watching, ms. */
+  public static String goneCall(int n) {
+    return "gone.call.N" + n;
+  }
+
   /** SIGKILL of a provider process → gone from a consumer cache, ms. */
   public static final String KILL9_GONE = "kill9.gone";
+
+  /** The part of {@link #KILL9_GONE} etcd had to wait by contract: last renewal + TTL − kill, ms (Muster only). */
+  public static final String KILL9_REMAINDER = "kill9.lease.remainder";
+
+  /** The rest of {@link #KILL9_GONE}: expiry detection by etcd, the delete's delivery and apply, ms. */
+  public static final String KILL9_DETECTION = "kill9.detection.delivery";
 
   /** Building a cache of {@link Plan#bulkInstances()} instances from nothing, ms (Muster: range + build + publish). */
   public static final String BUILD = "build";

@@ -1,7 +1,6 @@
 package dev.muster.bench.support;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -12,9 +11,11 @@ import java.util.List;
  */
 public final class Samples {
   private final List<Double> millis = new ArrayList<>();
+  private double[] sorted; // derived from millis, rebuilt after an add
 
   public void add(double ms) {
     millis.add(ms);
+    sorted = null;
   }
 
   /** Adds {@code nanos} (a {@link System#nanoTime()} difference) as milliseconds. */
@@ -47,17 +48,10 @@ public final class Samples {
     if (millis.isEmpty()) {
       return Double.NaN;
     }
-    double[] sorted = millis.stream().mapToDouble(Double::doubleValue).toArray();
-    Arrays.sort(sorted);
+    if (sorted == null) {
+      sorted = millis.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    }
     int rank = (int) Math.ceil(p / 100.0 * sorted.length);
     return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
-  }
-
-  public double mean() {
-    return millis.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
-  }
-
-  public List<Double> values() {
-    return List.copyOf(millis);
   }
 }

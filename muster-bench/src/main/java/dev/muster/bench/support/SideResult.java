@@ -7,7 +7,7 @@ import java.util.Map;
 
 /**
  * What one system (Muster or Curator) measured in the side-by-side: latency samples and single values under the
- * names in {@link Metric}, plus notes (how something was measured, what went wrong) printed under the table.
+ * names in {@link Metric}, notes (how something was measured) printed under the table, and the steps that failed.
  *
  * <p>Not thread-safe: filled by the measuring thread, read after.
  */
@@ -15,6 +15,7 @@ public final class SideResult {
   private final Map<String, Samples> latencies = new LinkedHashMap<>();
   private final Map<String, Double> values = new LinkedHashMap<>();
   private final List<String> notes = new ArrayList<>();
+  private final List<String> failures = new ArrayList<>();
 
   /** The samples of {@code metric}, created empty on first use. */
   public Samples latency(String metric) {
@@ -27,6 +28,17 @@ public final class SideResult {
 
   public void note(String text) {
     notes.add(text);
+  }
+
+  /** A step could not be measured: its rows will be missing; noted as {@code "STEP: FAILED: WHY"}. */
+  public void failed(String step, String why) {
+    String line = step + ": FAILED: " + why;
+    failures.add(line);
+    notes.add(line);
+  }
+
+  public List<String> failures() {
+    return failures;
   }
 
   public Map<String, Samples> latencies() {
