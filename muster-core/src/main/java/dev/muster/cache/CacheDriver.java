@@ -22,25 +22,46 @@ import org.slf4j.LoggerFactory;
  * runs against etcd and against scripted streams on a fake clock.
  *
  * <pre>
- * Syncing  --range ok (rev R)-->            Watching from R+1, publish snapshot (replace)
+ * Syncing  --range ok (rev R)-->            Watching from R, publish snapshot (replace)
  * Watching --events of revision r-->        apply all events of r atomically, publish, last = r
  * Watching --stream error / no leader / stall-->  Broken (keep set, mark stale, since = now)
- * Broken   --backoff elapsed (or etcd reachable again)-->  Watching from last+1
+ * Broken   --backoff elapsed (or etcd reachable again)-->  Watching from last
  * Watching --compacted-->                   Syncing (full range, replace, never merge)
  * any      --revision backwards, cluster id changed, untrusted event-->  Syncing
  * </pre>
  *
- * <p>Rules that make "never silently misses an event" true:
+ * <h2>Where a watch starts: at the checkpoint, never after it</h2>
+ * Every watch this class opens starts at {@code last}, the revision the view already holds: at R after a range at R
+ * (the first one and every resync), at {@code last} after a break, a stall or a retry. Not at {@code last + 1},
+ * the textbook choice, because etcd 3.4.23 loses events there: a compaction at C removes the DELETE tombstones at
+ * C from its backend, yet a watch that starts at exactly C is accepted (C is not below the compaction revision)
+ * and replays history without them (etcd issues 18089 and 19179; {@code docs/etcd-watch-bugs.md}). A cache at
+ * C - 1 that resumed from C would keep a deleted instance forever. Starting at {@code last} leaves two cases:
+ * <ul>
+ *   <li>C &le; last. Compaction only touches revisions &le; C; every event the cache still needs has a revision
+ *       &gt; last &ge; C, so etcd still holds all of them. Revision {@code last} itself may come back whole, in part
+ *       or not at all; the view ignores every revision &le; its own.
+ *   <li>C &gt; last. The start is below the compaction revision: etcd answers "compacted" and the driver resyncs
+ *       (full range, replace).
+ * </ul>
+ * So no watch starts at a revision whose events the cache still needs and a compaction could have taken. The one
+ * exception is deliberate: the negative-control policy re-watches "from now" (revision 0) and misses events; the
+ * lab uses it to show what the rule prevents.
+ *
+ * <p>Other rules that make "never silently misses an event" true:
  * <ul>
  *   <li>The checkpoint is the {@link EndpointView}'s revision: it moves only when a whole revision is applied or a
  *       snapshot installed. A progress notification proves the stream is alive but never moves it (etcd 3.4.23 can
  *       send a progress revision ahead of events not yet delivered, etcd issue 15220).
- *   <li>Every watch is opened by this class from {@code last + 1}; each has a stream number, and anything from an
- *       older stream is ignored — so a client library that resumes a broken stream on its own (jetcd does, from
- *       {@code max(last, header)}) can never feed events into the view.
- *   <li>Reconnects follow {@link Backoff} (full jitter), not the transport's; from the second failed attempt on,
- *       the connection is replaced. While broken, a cheap reachability probe lets the cache resume within
- *       {@code probeJitter} of etcd accepting connections again instead of waiting out a long backoff.
+ *   <li>Every watch is opened by this class; each has a stream number, and anything from an older stream is ignored
+ *       — so a client library that resumes a broken stream on its own (jetcd does, from {@code max(last, header)})
+ *       can never feed events into the view.
+ *   <li>Reconnects follow {@link Backoff} (full jitter), not the transport's. The connection is shared with other
+ *       caches and registrations, so from the second failed attempt on it is replaced only when the connection
+ *       itself is in doubt (the last failure was {@link StreamError#UNAVAILABLE}, a range that could not reach
+ *       etcd, or a stall); a watch or range that etcd refuses never disturbs anyone else. While broken, a cheap
+ *       reachability probe lets the cache resume within {@code probeJitter} of etcd accepting connections again
+ *       instead of waiting out a long backoff.
  *   <li>Stall detection: no event or progress for {@code progressInterval} while watching → request progress;
  *       no answer within {@code progressTimeout} → the connection is presumed dead (half-open): replace it and resume.
  * </ul>
@@ -64,9 +85,12 @@ public final class CacheDriver {
   public enum StreamError {
     /** The start revision was compacted: resync at once. */
     COMPACTED,
-    /** The connection broke or etcd had no leader: resume from {@code last + 1} after the backoff. */
+    /** The connection broke or etcd had no leader: resume from {@code last} after the backoff. */
     UNAVAILABLE,
-    /** etcd cancelled the watch for another reason: after the backoff, resync (full range, replace). */
+    /**
+     * etcd cancelled this watch for another reason (e.g. permission denied): after the backoff, resync (full range,
+     * replace). Says nothing against the connection, so it is never replaced for this.
+     */
     OTHER
   }
 
@@ -84,19 +108,33 @@ public final class CacheDriver {
 
     void requestProgress(long stream);
 
-    /** The connection looks dead or keeps failing: use a fresh one for the next attempt. */
+    /**
+     * The connection itself looks dead (unreachable, or a stalled stream): use a fresh one for the next attempt.
+     * The connection may be shared with other caches and registrations; the driver never calls this because etcd
+     * refused one watch or range.
+     */
     void resetConnection();
 
     /** Whether the registry accepts connections right now (cheap, bounded). */
     boolean probe();
   }
 
-  /** A range or watch could not be done; {@code retryable} false means retrying will not help soon. */
+  /**
+   * A range could not be done. {@link #connectionInDoubt()} says whether the connection failed (etcd unreachable,
+   * no answer in time) or etcd answered with a refusal (e.g. permission denied), which a new connection would not
+   * change.
+   */
   public static final class CacheIoException extends RuntimeException {
     private static final long serialVersionUID = 1L;
+    private final boolean connectionInDoubt;
 
-    public CacheIoException(String message, Throwable cause) {
+    public CacheIoException(String message, Throwable cause, boolean connectionInDoubt) {
       super(message, cause);
+      this.connectionInDoubt = connectionInDoubt;
+    }
+
+    public boolean connectionInDoubt() {
+      return connectionInDoubt;
     }
   }
 
@@ -149,6 +187,8 @@ public final class CacheDriver {
   private long retryAtNanos;
   private boolean lastProbeOk;
   private boolean resyncOnRetry;
+  /** Whether the last failure was the connection's (so a retry may replace it), not a refusal by etcd. */
+  private boolean connectionInDoubt;
 
   // Read from any thread.
   private volatile boolean stale;
@@ -290,17 +330,20 @@ public final class CacheDriver {
       if (config.resumePolicy() == CacheConfig.ResumePolicy.FROM_NOW_NEGATIVE_CONTROL) {
         openWatch(0);
       } else {
-        resync("revision " + (view.revision() + 1) + " was compacted (compact revision " + compactRevision + ")");
+        resync("the watch from revision " + view.revision() + " was compacted (compact revision " + compactRevision
+            + ")");
       }
       return;
     }
     resyncOnRetry = error == StreamError.OTHER; // a cancel we cannot explain: trust nothing but a fresh range
+    connectionInDoubt = error == StreamError.UNAVAILABLE;
     broken(reason);
   }
 
   /** The stream ended without an error. */
   public void onClosed(long streamId) {
     if (isCurrent(streamId)) {
+      connectionInDoubt = true; // etcd ends streams when it shuts down or drops the connection
       broken("the watch stream ended");
     }
   }
@@ -313,6 +356,7 @@ public final class CacheDriver {
     try {
       range = io.range();
     } catch (CacheIoException e) {
+      connectionInDoubt = e.connectionInDoubt();
       String failure = "range failed: " + e.getMessage();
       if (!everPublished) {
         store.load().ifPresent(set -> {
@@ -344,7 +388,7 @@ public final class CacheDriver {
           range.revision());
     }
     offer(set, EndpointDelta.between(kind, published, set));
-    openWatch(range.revision() + 1);
+    openWatch(range.revision()); // at R, not R + 1: see "Where a watch starts" above
   }
 
   private void resync(String reason) {
@@ -395,16 +439,17 @@ public final class CacheDriver {
     if (state != State.BROKEN) {
       return;
     }
-    if (attempts >= 2) {
-      io.resetConnection();
+    if (attempts >= 2 && connectionInDoubt) {
+      io.resetConnection(); // shared with other caches and registrations: only when the connection itself failed
     }
+    connectionInDoubt = false;
     if (view.revision() == 0 || resyncOnRetry) {
       resyncOnRetry = false;
       sync("reconnect"); // never synced (or only the disk snapshot), or cancelled by etcd: a full range, replacing
     } else if (config.resumePolicy() == CacheConfig.ResumePolicy.FROM_NOW_NEGATIVE_CONTROL) {
-      openWatch(0);
+      openWatch(0); // the negative control: deliberately lossy
     } else {
-      openWatch(view.revision() + 1);
+      openWatch(view.revision()); // at last, not last + 1: see "Where a watch starts" above
     }
   }
 
@@ -459,7 +504,8 @@ public final class CacheDriver {
     long now = nanoTime.getAsLong();
     if (progressOutstanding && now - progressRequestedAtNanos >= config.progressTimeout().toNanos()) {
       Duration idle = Duration.ofNanos(now - Math.max(lastActivityNanos, openedAtNanos));
-      io.resetConnection();
+      io.resetConnection(); // replaced now; the retry need not replace it again
+      connectionInDoubt = false;
       broken("no events or progress for " + idle.toMillis() + " ms and no answer to a progress request: the"
           + " connection is presumed dead");
       return;

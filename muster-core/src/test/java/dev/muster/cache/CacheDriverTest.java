@@ -36,7 +36,7 @@ class CacheDriverTest {
     h = new DriverHarness(config);
   }
 
-  /** {a, b} at revision 10, watch 1 from 11 acknowledged. */
+  /** {a, b} at revision 10, watch 1 from 10 acknowledged. */
   private void startWatchingAt10() {
     h.io.willRange(10, put("a", 5), put("b", 7));
     h.driver.start();
@@ -62,12 +62,12 @@ class CacheDriverTest {
   @Nested
   class Starting {
     @Test
-    void rangesPublishesTheSnapshotAndWatchesFromTheRevisionAfterIt() {
+    void rangesPublishesTheSnapshotAndWatchesFromTheRangeRevisionItself() {
       h.io.willRange(10, put("a", 5), put("b", 7));
 
       h.driver.start();
 
-      assertThat(h.journal).containsExactly("range", "publish SNAPSHOT at 10 [a, b]", "watch 1 from 11");
+      assertThat(h.journal).containsExactly("range", "publish SNAPSHOT at 10 [a, b]", "watch 1 from 10");
       assertThat(h.publisher.last().delta().added()).containsExactlyInAnyOrder(instance("a"), instance("b"));
       assertThat(h.driver.state()).isEqualTo(State.WATCHING);
       assertThat(h.driver.isStale()).isFalse();
@@ -116,6 +116,145 @@ class CacheDriverTest {
     }
   }
 
+  /**
+   * etcd 18089 / 19179: a watch that starts exactly at the compaction revision C does not get the DELETEs at C. No
+   * watch may start at a revision whose events the cache still needs: every watch starts at the checkpoint.
+   */
+  @Nested
+  class ResumeRule {
+    @Test
+    void theFirstWatchStartsAtTheRangeRevisionSoACompactionJustAfterTheRangeForcesAResync() {
+      h.io.willRange(10, put("a", 5), put("b", 7));
+      h.driver.start();
+      assertThat(h.io.lastFrom()).isEqualTo(10);
+      // b is deleted at 11 and etcd compacts at 11 before the watch is created: a watch from 11 would be accepted
+      // and miss the delete; the watch from 10 is below the compaction and is told so.
+      h.io.willRange(11, put("a", 5));
+
+      h.driver.onError(h.stream(), COMPACTED, 11, "required revision has been compacted");
+
+      assertThat(ids(h.publisher.last().set())).containsExactly("a");
+      assertThat(h.publisher.last().delta().kind()).isEqualTo(EndpointDelta.Kind.RESYNC);
+      assertThat(h.io.lastFrom()).isEqualTo(11);
+    }
+
+    @Test
+    void aBrokenWatchResumesAtTheCheckpointNotAfterIt() {
+      startWatchingAt10();
+      h.driver.onEvents(h.stream(), header(24), List.of(put("c", 24)));
+      h.driver.onError(h.stream(), UNAVAILABLE, 0, "connection reset");
+
+      h.timer.advance(h.twin.ceiling(0));
+
+      assertThat(h.io.lastFrom()).isEqualTo(24);
+    }
+
+    @Test
+    void aReplayOfTheCheckpointRevisionWholeOrInPartChangesNothing() {
+      startWatchingAt10();
+      h.driver.onEvents(h.stream(), header(24), List.of(delete("a", 24), put("c", 24)));
+      h.driver.onError(h.stream(), UNAVAILABLE, 0, "connection reset");
+      h.timer.advance(h.twin.ceiling(0));
+      int published = h.publisher.published.size();
+
+      // etcd compacted at 24 and replays revision 24 without its tombstone (18089): only the put comes back.
+      h.driver.onEvents(h.stream(), header(24), List.of(put("c", 24)));
+
+      assertThat(h.publisher.published).hasSize(published);
+      assertThat(ids(h.publisher.last().set())).containsExactly("b", "c");
+      assertThat(h.view.revision()).isEqualTo(24);
+    }
+
+    @Test
+    void aResyncWatchesFromTheResyncRevisionItself() {
+      startWatchingAt10();
+      h.io.willRange(40, put("a", 5));
+
+      h.driver.onError(h.stream(), COMPACTED, 30, "compacted");
+
+      assertThat(h.io.lastFrom()).isEqualTo(40);
+    }
+
+    @Test
+    void aStalledWatchResumesAtTheCheckpoint() {
+      startWatchingAt10();
+      h.driver.onEvents(h.stream(), header(17), List.of(put("c", 17)));
+      h.timer.advance(h.config.progressInterval().plus(h.config.progressTimeout()));
+      assertThat(h.driver.state()).isEqualTo(State.BROKEN);
+
+      h.timer.advance(h.twin.ceiling(0));
+
+      assertThat(h.io.lastFrom()).isEqualTo(17);
+    }
+  }
+
+  /**
+   * The connection is shared with every other cache and registration of the registry: it is replaced only when the
+   * connection itself failed, never because etcd refused one watch or one range.
+   */
+  @Nested
+  class SharedConnection {
+    @Test
+    void aWatchEtcdKeepsCancellingNeverReplacesTheConnection() {
+      startWatchingAt10();
+      for (int attempt = 0; attempt < 6; attempt++) {
+        h.io.willRange(10 + attempt, put("a", 5), put("b", 7));
+        h.driver.onError(h.stream(), CacheDriver.StreamError.OTHER, 0, "etcdserver: permission denied");
+        h.timer.advance(h.twin.ceiling(attempt));
+        assertThat(h.driver.state()).as("attempt %d", attempt).isEqualTo(State.WATCHING);
+      }
+
+      assertThat(h.io.resets()).isZero();
+      assertThat(h.journal).doesNotContain("resetConnection");
+    }
+
+    @Test
+    void aRangeEtcdKeepsRefusingNeverReplacesTheConnection() {
+      for (int attempt = 0; attempt < 5; attempt++) {
+        h.io.willRefuseRange("etcdserver: permission denied");
+      }
+      h.io.willRange(10, put("a", 5));
+      h.driver.start();
+      for (int attempt = 0; attempt < 5; attempt++) {
+        h.timer.advance(h.twin.ceiling(attempt));
+      }
+
+      assertThat(h.driver.state()).isEqualTo(State.WATCHING);
+      assertThat(ids(h.publisher.last().set())).containsExactly("a");
+      assertThat(h.io.resets()).isZero();
+    }
+
+    @Test
+    void aRangeThatCannotReachEtcdReplacesTheConnectionFromTheSecondAttempt() {
+      h.io.willFailRange("connection refused").willFailRange("connection refused").willFailRange("refused");
+      h.io.willRange(10, put("a", 5));
+      h.driver.start();
+      advanceExactly(h.twin.delay(0));
+      assertThat(h.io.resets()).isZero();
+
+      advanceExactly(h.twin.delay(1));
+      assertThat(h.io.resets()).isEqualTo(1);
+      advanceExactly(h.twin.delay(2));
+
+      assertThat(h.io.resets()).isEqualTo(2);
+      assertThat(h.driver.state()).isEqualTo(State.WATCHING);
+    }
+
+    @Test
+    void aRefusalAfterAnOutageDoesNotReplaceTheConnection() {
+      startWatchingAt10();
+      h.driver.onError(h.stream(), UNAVAILABLE, 0, "connection refused");
+      h.timer.advance(h.twin.ceiling(0));
+      h.io.willRange(12, put("a", 5));
+      h.driver.onError(h.stream(), CacheDriver.StreamError.OTHER, 0, "etcdserver: permission denied");
+
+      h.timer.advance(h.twin.ceiling(1));
+
+      assertThat(h.io.resets()).isZero();
+      assertThat(h.io.lastFrom()).isEqualTo(12);
+    }
+  }
+
   @Nested
   class ProgressNotifications {
     /** etcd issue 15220: a progress revision can be ahead of events not yet delivered. */
@@ -132,7 +271,7 @@ class CacheDriverTest {
       h.driver.onError(h.stream(), UNAVAILABLE, 0, "connection reset");
       h.timer.advance(h.twin.ceiling(0));
 
-      assertThat(h.io.lastFrom()).isEqualTo(13);
+      assertThat(h.io.lastFrom()).isEqualTo(12);
     }
   }
 
@@ -160,7 +299,7 @@ class CacheDriverTest {
     }
 
     @Test
-    void afterTheBackoffDelayTheWatchResumesFromTheNextRevisionOnANewStream() {
+    void afterTheBackoffDelayTheWatchResumesAtTheCheckpointOnANewStream() {
       startWatchingAt10();
       h.driver.onEvents(h.stream(), header(11), List.of(put("c", 11)));
       Duration delay = h.twin.delay(0);
@@ -169,7 +308,7 @@ class CacheDriverTest {
 
       advanceExactly(delay);
 
-      assertThat(h.journalSince(mark)).containsExactly("watch 2 from 12");
+      assertThat(h.journalSince(mark)).containsExactly("watch 2 from 11");
       assertThat(h.stream()).isEqualTo(2);
     }
 
@@ -241,7 +380,7 @@ class CacheDriverTest {
       assertThat(h.driver.state()).isEqualTo(State.BROKEN);
       assertThat(h.driver.isStale()).isTrue();
       h.timer.advance(h.twin.ceiling(0));
-      assertThat(h.io.lastFrom()).isEqualTo(11);
+      assertThat(h.io.lastFrom()).isEqualTo(10);
     }
   }
 
@@ -259,7 +398,7 @@ class CacheDriverTest {
       h.timer.advance(delay);
 
       assertThat(h.journalSince(mark))
-          .containsExactly("cancel 1", "stale", "range", "publish RESYNC at 20 [a, d]", "watch 2 from 21");
+          .containsExactly("cancel 1", "stale", "range", "publish RESYNC at 20 [a, d]", "watch 2 from 20");
       assertThat(h.driver.resyncCount()).isEqualTo(1);
     }
 
@@ -273,7 +412,7 @@ class CacheDriverTest {
       h.driver.onError(h.stream(), COMPACTED, 50, "required revision has been compacted");
 
       assertThat(h.journalSince(mark))
-          .containsExactly("cancel 1", "range", "publish RESYNC at 60 [a, c]", "watch 2 from 61");
+          .containsExactly("cancel 1", "range", "publish RESYNC at 60 [a, c]", "watch 2 from 60");
       Published p = h.publisher.last();
       assertThat(p.delta().removed()).containsExactly(instance("b"));
       assertThat(p.delta().added()).containsExactly(instance("c"));
@@ -291,7 +430,7 @@ class CacheDriverTest {
       h.driver.onEvents(h.stream(), new Header(otherCluster, 3), List.of(put("y", 3)));
 
       assertThat(h.journalSince(mark))
-          .containsExactly("cancel 1", "range", "publish RESYNC at 3 [z]", "watch 2 from 4");
+          .containsExactly("cancel 1", "range", "publish RESYNC at 3 [z]", "watch 2 from 3");
       assertThat(h.driver.resyncCount()).isEqualTo(1);
 
       h.driver.onEvents(h.stream(), new Header(otherCluster, 4), List.of(put("y", 4)));
@@ -309,7 +448,7 @@ class CacheDriverTest {
       h.driver.onProgress(h.stream(), header(6));
 
       assertThat(h.journalSince(mark))
-          .containsExactly("cancel 1", "range", "publish RESYNC at 6 [a]", "watch 2 from 7");
+          .containsExactly("cancel 1", "range", "publish RESYNC at 6 [a]", "watch 2 from 6");
       assertThat(h.driver.resyncCount()).isEqualTo(1);
     }
 
@@ -325,7 +464,7 @@ class CacheDriverTest {
 
       assertThat(h.journalSince(mark)).containsExactly(
           "publish UPDATE at 11 [a, b, c]", // a whole, trusted revision before the bad one
-          "cancel 1", "range", "publish RESYNC at 12 [a, b, c, d]", "watch 2 from 13");
+          "cancel 1", "range", "publish RESYNC at 12 [a, b, c, d]", "watch 2 from 12");
       assertThat(h.publisher.published)
           .noneMatch(p -> p.delta().kind() == EndpointDelta.Kind.UPDATE && p.set().revision() == 12);
     }
@@ -344,15 +483,15 @@ class CacheDriverTest {
       assertThat(ids(h.publisher.last().set())).containsExactly("a", "b");
       assertThat(h.driver.resyncCount()).isZero();
 
-      // The retry resumes from 11, is told again that 11 is compacted, and ranges again.
+      // The retry resumes at 10, is told again that 10 is compacted, and ranges again.
       h.io.willRange(61, put("a", 5));
       h.timer.advance(h.twin.ceiling(0));
-      assertThat(h.io.lastFrom()).isEqualTo(11);
+      assertThat(h.io.lastFrom()).isEqualTo(10);
       h.driver.onError(h.stream(), COMPACTED, 50, "compacted");
 
       assertThat(h.publisher.last().delta().kind()).isEqualTo(EndpointDelta.Kind.RESYNC);
       assertThat(ids(h.publisher.last().set())).containsExactly("a");
-      assertThat(h.io.lastFrom()).isEqualTo(62);
+      assertThat(h.io.lastFrom()).isEqualTo(61);
       assertThat(h.driver.resyncCount()).isEqualTo(1);
     }
 
@@ -386,7 +525,7 @@ class CacheDriverTest {
         advanceExactly(delay);
 
         assertThat(h.io.watches()).as("retry %d after %s", attempt, delay).isEqualTo(watches + 1);
-        assertThat(h.io.lastFrom()).isEqualTo(11);
+        assertThat(h.io.lastFrom()).isEqualTo(10);
       }
       assertThat(ceilings).containsExactly(ms(100), ms(200), ms(400), ms(800), ms(1600), ms(3200), ms(5000),
           ms(5000), ms(5000));
@@ -399,17 +538,17 @@ class CacheDriverTest {
       h.driver.onError(h.stream(), UNAVAILABLE, 0, "connection refused");
       int mark = h.mark();
       h.timer.advance(h.twin.ceiling(0));
-      assertThat(h.journalSince(mark)).containsExactly("watch 2 from 11");
+      assertThat(h.journalSince(mark)).containsExactly("watch 2 from 10");
 
       h.driver.onError(h.stream(), UNAVAILABLE, 0, "connection refused");
       mark = h.mark();
       h.timer.advance(h.twin.ceiling(1));
-      assertThat(h.journalSince(mark)).containsExactly("resetConnection", "watch 3 from 11");
+      assertThat(h.journalSince(mark)).containsExactly("resetConnection", "watch 3 from 10");
 
       h.driver.onError(h.stream(), UNAVAILABLE, 0, "connection refused");
       mark = h.mark();
       h.timer.advance(h.twin.ceiling(2));
-      assertThat(h.journalSince(mark)).containsExactly("resetConnection", "watch 4 from 11");
+      assertThat(h.journalSince(mark)).containsExactly("resetConnection", "watch 4 from 10");
     }
 
     /** Fails three times in a row: the next retry would wait up to 800 ms and replace the connection. */
@@ -433,7 +572,7 @@ class CacheDriverTest {
       int mark = h.mark();
       advanceExactly(delay);
 
-      assertThat(h.journalSince(mark)).containsExactly("watch 5 from 11");
+      assertThat(h.journalSince(mark)).containsExactly("watch 5 from 10");
     }
 
     /** Opened is not healthy: only a watch etcd acknowledged counts towards healthyReset. */
@@ -445,15 +584,18 @@ class CacheDriverTest {
         h.driver.onError(h.stream(), UNAVAILABLE, 0, "connection refused");
         advanceExactly(delay);
       }
-      // Watch 4 is never created: the stall check gives up on it after progressInterval + progressTimeout.
+      // Watch 4 is never created: the stall check gives up on it after progressInterval + progressTimeout, and
+      // replaces the connection then; the retry does not replace it a second time.
+      int stalled = h.mark();
       h.timer.advance(h.config.progressInterval().plus(h.config.progressTimeout()));
       assertThat(h.driver.state()).isEqualTo(State.BROKEN);
+      assertThat(h.journalSince(stalled)).contains("resetConnection");
       Duration delay = h.twin.delay(3);
       int mark = h.mark();
 
       advanceExactly(delay);
 
-      assertThat(h.journalSince(mark)).containsExactly("resetConnection", "watch 5 from 11");
+      assertThat(h.journalSince(mark)).containsExactly("watch 5 from 10");
     }
 
     @Test
@@ -466,7 +608,7 @@ class CacheDriverTest {
       int mark = h.mark();
       advanceExactly(delay);
 
-      assertThat(h.journalSince(mark)).containsExactly("resetConnection", "watch 5 from 11");
+      assertThat(h.journalSince(mark)).containsExactly("resetConnection", "watch 5 from 10");
     }
   }
 
@@ -490,7 +632,7 @@ class CacheDriverTest {
       h.timer.advance(soon);
 
       assertThat(h.io.watches()).isEqualTo(2);
-      assertThat(h.io.lastFrom()).isEqualTo(11);
+      assertThat(h.io.lastFrom()).isEqualTo(10);
       assertThat(h.timer.elapsed().minus(brokeAt)).isLessThanOrEqualTo(ms(1500)).isLessThan(backoffDelay);
     }
 
@@ -539,7 +681,7 @@ class CacheDriverTest {
     }
 
     @Test
-    void noAnswerWithinProgressTimeoutReplacesTheConnectionAndResumesFromTheNextRevision() {
+    void noAnswerWithinProgressTimeoutReplacesTheConnectionAndResumesAtTheCheckpoint() {
       startWatchingAt10();
       h.driver.onEvents(h.stream(), header(11), List.of(put("c", 11)));
       int mark = h.mark();
@@ -557,7 +699,7 @@ class CacheDriverTest {
 
       mark = h.mark();
       h.timer.advance(h.twin.ceiling(0));
-      assertThat(h.journalSince(mark)).containsExactly("watch 2 from 12");
+      assertThat(h.journalSince(mark)).containsExactly("watch 2 from 11");
     }
 
     @Test
@@ -612,7 +754,7 @@ class CacheDriverTest {
       int mark = h.mark();
       h.timer.advance(h.twin.ceiling(0));
 
-      assertThat(h.journalSince(mark)).containsExactly("range", "publish RESYNC at 12 [a, c]", "watch 1 from 13");
+      assertThat(h.journalSince(mark)).containsExactly("range", "publish RESYNC at 12 [a, c]", "watch 1 from 12");
       Published p = h.publisher.last();
       assertThat(p.delta().removed()).containsExactlyInAnyOrder(instance("b"), instance("old"));
       assertThat(p.delta().added()).containsExactly(instance("c"));
@@ -633,7 +775,7 @@ class CacheDriverTest {
       h.timer.advance(h.twin.ceiling(0));
 
       assertThat(h.publisher.last().delta().kind()).isEqualTo(EndpointDelta.Kind.SNAPSHOT);
-      assertThat(h.io.lastFrom()).isEqualTo(13);
+      assertThat(h.io.lastFrom()).isEqualTo(12);
     }
 
     @Test

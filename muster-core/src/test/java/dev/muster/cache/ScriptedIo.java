@@ -40,9 +40,18 @@ final class ScriptedIo implements CacheDriver.Io {
     return this;
   }
 
+  /** The next range fails because etcd cannot be reached (the connection is in doubt). */
   ScriptedIo willFailRange(String why) {
     ranges.add(() -> {
-      throw new CacheIoException(why, null);
+      throw new CacheIoException(why, null, true);
+    });
+    return this;
+  }
+
+  /** The next range is refused by etcd (e.g. permission denied): the connection is fine. */
+  ScriptedIo willRefuseRange(String why) {
+    ranges.add(() -> {
+      throw new CacheIoException(why, null, false);
     });
     return this;
   }

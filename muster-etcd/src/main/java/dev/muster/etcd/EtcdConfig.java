@@ -14,10 +14,34 @@ import java.util.Objects;
  * @param endpoints etcd client URLs ({@code http://host:port}); at least one
  * @param layout key layout (root prefix); default {@code /muster}
  * @param requestTimeout deadline of each etcd call made outside a registrar or cache loop (default 2 s)
+ * @param credentials an etcd user and password, or null to connect without authentication (default none)
  */
-public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration requestTimeout) {
+public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration requestTimeout,
+    Credentials credentials) {
   /** The endpoint used when neither {@code --endpoints} nor {@code MUSTER_ENDPOINTS} says otherwise. */
   public static final String DEFAULT_ENDPOINT = "http://127.0.0.1:2379";
+
+  /**
+   * An etcd user and its password; {@link #toString()} never shows the password.
+   *
+   * @param user the etcd user name
+   * @param password its password
+   */
+  public record Credentials(String user, String password) {
+    public Credentials {
+      if (user == null || user.isBlank()) {
+        throw new InvalidInputException("user", user == null ? "" : user, "give the etcd user name");
+      }
+      if (password == null || password.isEmpty()) {
+        throw new InvalidInputException("password", "(empty)", "give the password of etcd user " + user);
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "Credentials[user=" + user + ", password=***]";
+    }
+  }
 
   public EtcdConfig {
     Objects.requireNonNull(endpoints, "endpoints");
@@ -37,15 +61,20 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
    * entry must be {@code http://HOST:PORT}.
    */
   public static EtcdConfig of(String endpoints) {
-    return new EtcdConfig(parseEndpoints(endpoints), RegistryLayout.defaults(), Duration.ofSeconds(2));
+    return new EtcdConfig(parseEndpoints(endpoints), RegistryLayout.defaults(), Duration.ofSeconds(2), null);
   }
 
   public EtcdConfig withLayout(RegistryLayout layout) {
-    return new EtcdConfig(endpoints, layout, requestTimeout);
+    return new EtcdConfig(endpoints, layout, requestTimeout, credentials);
   }
 
   public EtcdConfig withRequestTimeout(Duration requestTimeout) {
-    return new EtcdConfig(endpoints, layout, requestTimeout);
+    return new EtcdConfig(endpoints, layout, requestTimeout, credentials);
+  }
+
+  /** Authenticates as etcd user {@code user} (etcd's simple or JWT tokens; jetcd renews them). */
+  public EtcdConfig withCredentials(String user, String password) {
+    return new EtcdConfig(endpoints, layout, requestTimeout, new Credentials(user, password));
   }
 
   /** Splits and checks a comma-separated endpoint list. */

@@ -76,7 +76,11 @@ final class Registry implements AutoCloseable {
 
   /** Compacts to the current revision; already compacted there is fine. */
   long compact() {
-    long rev = revision();
+    return compact(revision());
+  }
+
+  /** Compacts at {@code rev}; already compacted there is fine. Returns {@code rev}. */
+  long compact(long rev) {
     try {
       client.getKVClient().compact(rev).get(20, TimeUnit.SECONDS);
     } catch (java.util.concurrent.ExecutionException e) {
@@ -87,6 +91,14 @@ final class Registry implements AutoCloseable {
       throw new IllegalStateException("compaction failed: " + e, e);
     }
     return rev;
+  }
+
+  /** One transaction that deletes {@code gone} and puts {@code added}: both at the returned revision. */
+  long deleteAndPut(Instance gone, Instance added) {
+    return await(client.getKVClient().txn().Then(
+        io.etcd.jetcd.op.Op.delete(bytes(layout.instanceKey(gone)), io.etcd.jetcd.options.DeleteOption.DEFAULT),
+        io.etcd.jetcd.op.Op.put(bytes(layout.instanceKey(added)), ByteSequence.from(InstanceCodec.encode(added)),
+            io.etcd.jetcd.options.PutOption.DEFAULT)).commit()).getHeader().getRevision();
   }
 
   long revision() {

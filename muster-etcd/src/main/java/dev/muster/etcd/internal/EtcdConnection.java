@@ -1,8 +1,10 @@
 package dev.muster.etcd.internal;
 
 import dev.muster.etcd.EtcdConfig;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -80,7 +82,12 @@ public final class EtcdConnection implements AutoCloseable {
 
   private Client build() {
     Duration timeout = config.requestTimeout();
-    return Client.builder()
+    var builder = Client.builder();
+    if (config.credentials() != null) {
+      builder.user(ByteSequence.from(config.credentials().user(), StandardCharsets.UTF_8))
+          .password(ByteSequence.from(config.credentials().password(), StandardCharsets.UTF_8));
+    }
+    return builder
         .endpoints(config.endpoints().toArray(URI[]::new))
         .waitForReady(false)
         .connectTimeout(timeout)

@@ -6,6 +6,7 @@ import dev.muster.cache.CacheDriver;
 import dev.muster.cache.CacheDriver.CacheIoException;
 import dev.muster.cache.CacheDriver.Header;
 import dev.muster.cache.CacheDriver.StreamError;
+import dev.muster.cache.CacheNotifier;
 import dev.muster.cache.CacheRecord;
 import dev.muster.cache.EndpointCache;
 import dev.muster.cache.EndpointDelta;
@@ -38,7 +39,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -59,12 +59,15 @@ import org.slf4j.LoggerFactory;
  *       cancels the stream instead of going silent), progress and created notifications. Every jetcd watcher is
  *       closed by us on the first error, and tagged with the driver's stream number, so jetcd's own fixed 500 ms
  *       resume (from {@code max(last, header)}) can never feed the cache;
- *   <li>reconnect: {@link EtcdConnection#reset} when the driver says so (our backoff, not grpc-java's).
+ *   <li>reconnect: {@link EtcdConnection#reset} of the client this cache last used, when the driver says the
+ *       connection itself is in doubt (our backoff, not grpc-java's). The connection is shared: a client another
+ *       cache or registration already replaced is not replaced again.
  * </ul>
  *
  * <p>Threading: the driver and all jetcd calls run on one loop thread ({@code muster-cache-SERVICE}); jetcd's
- * callbacks only hop onto it. Listeners run on a second thread ({@code muster-cache-SERVICE-notify}), in order,
- * so a slow listener never delays the cache. {@link #current()} is a volatile read.
+ * callbacks only hop onto it. Listeners run on a second thread ({@code muster-cache-SERVICE-notify}) through a
+ * {@link CacheNotifier}, in order, so a slow listener never delays the cache. {@link #current()} is a volatile
+ * read.
  */
 public final class EtcdEndpointCache implements EndpointCache {
   private static final Logger log = LoggerFactory.getLogger(EtcdEndpointCache.class);
@@ -76,7 +79,7 @@ public final class EtcdEndpointCache implements EndpointCache {
   private final ExecutorService notifier;
   private final EndpointView view;
   private final CacheDriver driver;
-  private final List<EndpointListener> listeners = new CopyOnWriteArrayList<>();
+  private final CacheNotifier listeners;
   private final CountDownLatch ready = new CountDownLatch(1);
   private final Map<Long, Watch.Watcher> watchers = new HashMap<>(); // loop thread only
   private volatile EndpointSet current = EndpointSet.EMPTY;
@@ -91,6 +94,7 @@ public final class EtcdEndpointCache implements EndpointCache {
         : layout.versionPrefix(config.namespace(), config.service(), config.version());
     this.loop = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "muster-cache-" + config.service()));
     this.notifier = Executors.newSingleThreadExecutor(r -> daemon(r, "muster-cache-" + config.service() + "-notify"));
+    this.listeners = new CacheNotifier(notifier, config.service());
     SnapshotStore store = config.snapshotFile() == null ? SnapshotStore.NONE
         : new FileSnapshotStore(config.snapshotFile());
     this.view = new EndpointView(layout, prefix);
@@ -103,7 +107,7 @@ public final class EtcdEndpointCache implements EndpointCache {
   public static EtcdEndpointCache start(EtcdConnection connection, CacheConfig config, Clock clock,
       List<EndpointListener> listeners) {
     EtcdEndpointCache cache = new EtcdEndpointCache(connection, config, clock);
-    cache.listeners.addAll(listeners);
+    listeners.forEach(cache.listeners::add);
     cache.loop.execute(cache.driver::start);
     return cache;
   }
@@ -151,13 +155,6 @@ public final class EtcdEndpointCache implements EndpointCache {
   @Override
   public void addListener(EndpointListener listener) {
     listeners.add(listener);
-    notifier.execute(() -> {
-      EndpointSet set = current;
-      if (set != EndpointSet.EMPTY) {
-        deliver(listener, l -> l.onChange(set, EndpointDelta.between(EndpointDelta.Kind.SNAPSHOT,
-            EndpointSet.EMPTY, set)));
-      }
-    });
   }
 
   /** The watched prefix, e.g. {@code /muster/default/orders/}. */
@@ -211,14 +208,6 @@ public final class EtcdEndpointCache implements EndpointCache {
     }
   }
 
-  private void deliver(EndpointListener l, java.util.function.Consumer<EndpointListener> call) {
-    try {
-      call.accept(l);
-    } catch (RuntimeException e) {
-      log.warn("endpoint listener threw; ignored", e);
-    }
-  }
-
   private static Thread daemon(Runnable r, String name) {
     Thread t = new Thread(r, name);
     t.setDaemon(true);
@@ -232,17 +221,17 @@ public final class EtcdEndpointCache implements EndpointCache {
       current = set;
       malformed = view.malformedCount(); // loop thread: the view's owner
       ready.countDown();
-      notifier.execute(() -> listeners.forEach(l -> deliver(l, x -> x.onChange(set, delta))));
+      listeners.publish(set, delta);
     }
 
     @Override
     public void stale(EndpointSet set, Instant since, String reason) {
-      notifier.execute(() -> listeners.forEach(l -> deliver(l, x -> x.onStale(set, since, reason))));
+      listeners.stale(set, since, reason);
     }
 
     @Override
     public void recovered(EndpointSet set, Duration staleFor) {
-      notifier.execute(() -> listeners.forEach(l -> deliver(l, x -> x.onRecovered(set, staleFor))));
+      listeners.recovered(set, staleFor);
     }
 
     @Override
@@ -254,9 +243,13 @@ public final class EtcdEndpointCache implements EndpointCache {
 
   /** The driver's I/O with jetcd. Every method runs on the loop thread. */
   private final class JetcdIo implements CacheDriver.Io {
+    /** The client of the last range or watch: the one to replace if the driver finds the connection dead. */
+    private Client used;
+
     @Override
     public CacheDriver.Range range() {
       Client client = connection.client();
+      used = client;
       ByteSequence start = bytes(prefix);
       ByteSequence end = prefixEnd(prefix);
       List<CacheRecord> records = new ArrayList<>();
@@ -274,7 +267,7 @@ public final class EtcdEndpointCache implements EndpointCache {
           page = EtcdOps.await("range " + prefix, client.getKVClient().get(from, option.build()),
               config.requestTimeout());
         } catch (EtcdOps.EtcdCallException e) {
-          throw new CacheIoException(e.getMessage(), e);
+          throw new CacheIoException(e.getMessage(), e, e.kind() == EtcdErrors.Kind.UNAVAILABLE);
         }
         if (revision == 0) {
           revision = page.getHeader().getRevision();
@@ -319,7 +312,9 @@ public final class EtcdEndpointCache implements EndpointCache {
         }
       };
       try {
-        watchers.put(stream, connection.client().getWatchClient().watch(bytes(prefix), option.build(), listener));
+        Client client = connection.client();
+        used = client;
+        watchers.put(stream, client.getWatchClient().watch(bytes(prefix), option.build(), listener));
       } catch (RuntimeException e) {
         onLoop(() -> failed(stream, e));
       }
@@ -343,7 +338,9 @@ public final class EtcdEndpointCache implements EndpointCache {
 
     @Override
     public void resetConnection() {
-      connection.reset(connection.client());
+      if (used != null) {
+        connection.reset(used); // a no-op if another cache or registration already replaced it
+      }
     }
 
     @Override
@@ -385,8 +382,8 @@ public final class EtcdEndpointCache implements EndpointCache {
       driver.onError(stream, StreamError.COMPACTED, ce.getCompactedRevision(), EtcdErrors.describe(cause));
       return;
     }
-    StreamError kind = EtcdErrors.classify(cause) == EtcdErrors.Kind.OTHER ? StreamError.OTHER
-        : StreamError.UNAVAILABLE;
+    StreamError kind = EtcdErrors.classifyWatch(cause) == EtcdErrors.Kind.UNAVAILABLE ? StreamError.UNAVAILABLE
+        : StreamError.OTHER;
     driver.onError(stream, kind, 0, EtcdErrors.describe(cause));
   }
 

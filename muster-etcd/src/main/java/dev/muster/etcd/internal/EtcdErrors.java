@@ -53,6 +53,24 @@ final class EtcdErrors {
     };
   }
 
+  /**
+   * What a watch stream's error says about the connection. As {@link #classify}, except that CANCELLED is etcd
+   * refusing this one watch, not a connection failure: jetcd 0.8.6 turns etcd's "created and cancelled" answer
+   * (permission denied, invalid auth token) into a CANCELLED status, and a watch we cancelled ourselves never
+   * reports. Everything but {@link Kind#UNAVAILABLE} leaves the shared connection alone.
+   */
+  static Kind classifyWatch(Throwable t) {
+    Throwable e = unwrap(t);
+    Status.Code code = e instanceof EtcdException ee ? toGrpc(ee.getErrorCode())
+        : e instanceof StatusRuntimeException sre ? sre.getStatus().getCode()
+        : e instanceof StatusException se ? se.getStatus().getCode() : null;
+    if (code == Status.Code.CANCELLED) {
+      return Kind.OTHER;
+    }
+    Kind kind = classify(e);
+    return kind == Kind.UNAVAILABLE ? Kind.UNAVAILABLE : Kind.OTHER;
+  }
+
   /** A short description of the failure for events and messages. */
   static String describe(Throwable t) {
     Throwable e = unwrap(t);

@@ -1,0 +1,190 @@
+package dev.muster.cache;
+
+import static dev.muster.cache.Endpoints.delete;
+import static dev.muster.cache.Endpoints.put;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.muster.registry.Instance;
+import dev.muster.registry.InstanceKey;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The listener contract under concurrency: listeners added from other threads while publications stream in each
+ * see exactly one SNAPSHOT first, then every later change once, in revision order (the deltas rebuild every set).
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class CacheNotifierTest {
+  private final ExecutorService notifyThread = Executors.newSingleThreadExecutor();
+  private final CacheNotifier notifier = new CacheNotifier(notifyThread, Endpoints.SERVICE);
+
+  @AfterEach
+  void stop() {
+    notifyThread.shutdownNow();
+  }
+
+  /** Checks one listener's calls against the contract; records every breach instead of throwing. */
+  private static final class ContractCheck implements EndpointListener {
+    final List<String> breaches = new ArrayList<>();
+    final Map<InstanceKey, Instance> rebuilt = new HashMap<>();
+    long revision = -1;
+    int snapshots;
+    int calls;
+
+    @Override
+    public void onChange(EndpointSet set, EndpointDelta delta) {
+      calls++;
+      if (delta.kind() == EndpointDelta.Kind.SNAPSHOT) {
+        snapshots++;
+        if (calls != 1) {
+          breaches.add("SNAPSHOT at " + set.revision() + " as call " + calls);
+        }
+        rebuilt.clear();
+      } else if (calls == 1) {
+        breaches.add(delta.kind() + " at " + set.revision() + " before any SNAPSHOT");
+      }
+      if (set.revision() <= revision) {
+        breaches.add("revision " + set.revision() + " after " + revision);
+      }
+      revision = set.revision();
+      delta.removed().forEach(i -> rebuilt.remove(i.key()));
+      delta.added().forEach(i -> rebuilt.put(i.key(), i));
+      delta.changed().forEach(i -> rebuilt.put(i.key(), i));
+      if (!rebuilt.equals(set.asMap())) {
+        breaches.add("the deltas up to " + set.revision() + " do not rebuild its set");
+      }
+    }
+  }
+
+  @Test
+  void listenersAddedWhilePublicationsStreamInEachGetOneSnapshotThenEveryLaterChangeInOrder() throws Exception {
+    int revisions = 3_000;
+    int adders = 4;
+    int perAdder = 50;
+    EndpointView view = new EndpointView(Endpoints.LAYOUT, Endpoints.PREFIX);
+    ConcurrentLinkedQueue<ContractCheck> checks = new ConcurrentLinkedQueue<>();
+    CountDownLatch go = new CountDownLatch(1);
+    List<Thread> threads = new ArrayList<>();
+    for (int a = 0; a < adders; a++) {
+      Random random = new Random(a);
+      Thread t = new Thread(() -> {
+        await(go);
+        for (int i = 0; i < perAdder; i++) {
+          ContractCheck check = new ContractCheck();
+          checks.add(check);
+          notifier.add(check);
+          parkNanos(random.nextInt(200_000));
+        }
+      }, "adder-" + a);
+      threads.add(t);
+      t.start();
+    }
+    Random random = new Random(42);
+    EndpointView.Publication first = view.replace(1, List.of(put("i0", 1)), EndpointDelta.Kind.SNAPSHOT);
+    notifier.publish(first.set(), first.delta()); // the driver's first publication is always a SNAPSHOT
+    go.countDown();
+    for (long r = 2; r <= revisions; r++) {
+      String id = "i" + random.nextInt(40);
+      CacheRecord event = random.nextInt(3) == 0 ? delete(id, r) : put(id, r);
+      view.apply(r, List.of(event)).ifPresent(p -> notifier.publish(p.set(), p.delta()));
+      if (r % 64 == 0) {
+        parkNanos(100_000);
+      }
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+    drain();
+
+    assertThat(checks).hasSize(adders * perAdder);
+    for (ContractCheck c : checks) {
+      assertThat(c.breaches).isEmpty();
+      assertThat(c.snapshots).isEqualTo(1);
+      assertThat(c.revision).isEqualTo(view.revision());
+      assertThat(c.rebuilt).isEqualTo(view.current().asMap());
+    }
+  }
+
+  @Test
+  void aListenerAddedBeforeTheFirstPublicationGetsItAsItsSnapshot() throws Exception {
+    ContractCheck check = new ContractCheck();
+    notifier.add(check);
+    EndpointView view = new EndpointView(Endpoints.LAYOUT, Endpoints.PREFIX);
+    EndpointView.Publication first = view.replace(5, List.of(put("a", 3)), EndpointDelta.Kind.SNAPSHOT);
+    notifier.publish(first.set(), first.delta());
+    drain();
+
+    assertThat(check.calls).isEqualTo(1);
+    assertThat(check.snapshots).isEqualTo(1);
+    assertThat(check.breaches).isEmpty();
+  }
+
+  @Test
+  void aListenerAddedWhileTheCacheIsStaleHearsSoRightAfterItsSnapshot() throws Exception {
+    EndpointView view = new EndpointView(Endpoints.LAYOUT, Endpoints.PREFIX);
+    EndpointView.Publication first = view.replace(5, List.of(put("a", 3)), EndpointDelta.Kind.SNAPSHOT);
+    notifier.publish(first.set(), first.delta());
+    Instant since = Instant.parse("2026-12-01T10:00:00Z");
+    notifier.stale(first.set(), since, "connection refused");
+    List<String> heard = new ArrayList<>();
+    notifier.add(new EndpointListener() {
+      @Override
+      public void onChange(EndpointSet set, EndpointDelta delta) {
+        heard.add(delta.kind() + " " + set.revision());
+      }
+
+      @Override
+      public void onStale(EndpointSet set, Instant at, String reason) {
+        heard.add("stale since " + at + ": " + reason);
+      }
+
+      @Override
+      public void onRecovered(EndpointSet set, Duration staleFor) {
+        heard.add("recovered");
+      }
+    });
+    notifier.recovered(first.set(), Duration.ofSeconds(1));
+    drain();
+
+    assertThat(heard).containsExactly("SNAPSHOT 5", "stale since " + since + ": connection refused", "recovered");
+  }
+
+  @Test
+  void addingAListenerToAClosedCacheSaysSo() {
+    notifyThread.shutdown();
+
+    assertThatThrownBy(() -> notifier.add(new ContractCheck()))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
+  }
+
+  private void drain() throws Exception {
+    notifyThread.submit(() -> { }).get(30, TimeUnit.SECONDS);
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void parkNanos(long nanos) {
+    java.util.concurrent.locks.LockSupport.parkNanos(nanos);
+  }
+}
