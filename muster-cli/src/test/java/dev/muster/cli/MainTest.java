@@ -60,6 +60,29 @@ class MainTest {
   }
 
   @Test
+  void chaosRefusesBadOptionsInOneLineBeforeStartingAnything() {
+    assertThat(run("chaos", "--members", "2")).isEqualTo(2);
+    assertThat(err.toString().strip()).doesNotContain("\n").contains("members").contains("1 or 3");
+  }
+
+  @Test
+  void chaosRefusesASeedsFileItCannotReadOrThatListsNothingForTheMembers(@org.junit.jupiter.api.io.TempDir
+      java.nio.file.Path dir) throws Exception {
+    assertThat(run("chaos", "--seeds-file", dir.resolve("absent.txt").toString())).isEqualTo(2);
+    assertThat(err.toString().strip()).doesNotContain("\n").contains("absent.txt");
+
+    java.nio.file.Path seeds = java.nio.file.Files.writeString(dir.resolve("seeds.txt"), "chaos 3 5\n");
+    err.getBuffer().setLength(0);
+    assertThat(run("chaos", "--seeds-file", seeds.toString(), "--members", "1")).isEqualTo(2);
+    assertThat(err.toString().strip()).doesNotContain("\n").contains("no 'chaos' seeds for 1 member");
+
+    java.nio.file.Files.writeString(seeds, "chaos three 5\n");
+    err.getBuffer().setLength(0);
+    assertThat(run("chaos", "--seeds-file", seeds.toString())).isEqualTo(2);
+    assertThat(err.toString().strip()).doesNotContain("\n").contains("seeds.txt:1").contains("chaos 1 42");
+  }
+
+  @Test
   void durationsAreWrittenWithAUnit() {
     DurationConverter c = new DurationConverter();
     assertThat(c.convert("500ms")).isEqualTo(Duration.ofMillis(500));

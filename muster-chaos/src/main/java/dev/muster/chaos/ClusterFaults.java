@@ -1,0 +1,91 @@
+package dev.muster.chaos;
+
+import dev.muster.testing.EtcdCluster;
+import dev.muster.testing.EtcdMember;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The faults that act on the etcd processes every schedule shares: SIGKILL and restart of a member, of the leader,
+ * of a majority. One runs at a time. A schedule that asks for one while another schedule's fault runs waits for
+ * it and <em>joins</em> it (the cluster just went through a fault; a second one right behind it would only slow
+ * every schedule down), so the cluster is restarted at most as often as one schedule asks.
+ *
+ * <p>Thread-safe: {@link #run} is serialized on this object; {@link #log()} copies under it.
+ */
+final class ClusterFaults {
+  private static final Duration HEAL = Duration.ofSeconds(60);
+
+  private final EtcdCluster cluster;
+  private final long startNanos = System.nanoTime();
+  private final List<String> log = new ArrayList<>();
+  private volatile long generation;
+  private String lastFault = "";
+
+  ClusterFaults(EtcdCluster cluster) {
+    this.cluster = cluster;
+  }
+
+  int members() {
+    return cluster.members().size();
+  }
+
+  /**
+   * SIGKILLs member {@code index}, runs {@code meanwhile} (writes the survivors can take, if any), waits {@code
+   * down}, restarts it and waits for a healthy cluster. Returns what happened, for the step's outcome.
+   */
+  String restart(String by, int index, Duration down, Runnable meanwhile) {
+    return run(by, "kill -9 " + cluster.member(index).name(), () -> {
+      cluster.member(index).kill();
+      meanwhile.run();
+      Oracle.sleep(down);
+      cluster.member(index).restart(HEAL);
+      cluster.awaitHealthy(HEAL);
+    });
+  }
+
+  /** SIGKILLs the leader, runs {@code meanwhile}, waits {@code down}, restarts it and waits for a healthy cluster. */
+  String killLeader(String by, Duration down, Runnable meanwhile) {
+    return run(by, "kill -9 the leader", () -> {
+      EtcdMember leader = cluster.killLeader();
+      meanwhile.run();
+      Oracle.sleep(down);
+      leader.restart(HEAL);
+      cluster.awaitHealthy(HEAL);
+    });
+  }
+
+  /** SIGKILLs a majority, waits {@code down}, brings every member back. */
+  String killMajority(String by, Duration down) {
+    return run(by, "kill -9 a majority", () -> {
+      cluster.killMajority();
+      Oracle.sleep(down);
+      cluster.bringBackAll();
+    });
+  }
+
+  /** Every fault run so far: when (seconds since the run started), what, asked by whom. */
+  synchronized List<String> log() {
+    return List.copyOf(log);
+  }
+
+  private String run(String by, String what, Runnable fault) {
+    long seen = generation;
+    synchronized (this) {
+      if (generation != seen) {
+        return "joined " + lastFault;
+      }
+      long at = System.nanoTime();
+      try {
+        fault.run();
+      } finally {
+        cluster.bringBackAll(); // whatever happened, leave every member running for the next step
+        lastFault = String.format("%s (at %.1f s, by %s)", what, (at - startNanos) / 1e9, by);
+        log.add(lastFault);
+        generation++;
+      }
+      return what;
+    }
+  }
+}

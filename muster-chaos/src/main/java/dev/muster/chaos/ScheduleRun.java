@@ -1,0 +1,459 @@
+package dev.muster.chaos;
+
+import dev.muster.DuplicateInstanceException;
+import dev.muster.MusterException;
+import dev.muster.cache.CacheConfig;
+import dev.muster.cache.EndpointCache;
+import dev.muster.etcd.EtcdConfig;
+import dev.muster.etcd.EtcdRegistry;
+import dev.muster.registry.Instance;
+import dev.muster.registry.InstanceCodec;
+import dev.muster.registry.RegistrarConfig;
+import dev.muster.registry.Registration;
+import dev.muster.registry.RegistrationEvent;
+import dev.muster.registry.RegistrationListener;
+import dev.muster.registry.RegistrationState;
+import dev.muster.registry.RegistryLayout;
+import dev.muster.testing.FaultProxy;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+
+/**
+ * Runs one {@link Schedule} against the shared etcd: its own namespace, its own fault proxies (one per member) and
+ * its own {@link EtcdRegistry} through them, with two caches (the whole service, and version v1 alone) and up to
+ * six registrations. After every step, at a quiet point, {@link QuietPoint} checks the invariants; the first that
+ * fails ends the schedule with a {@link Divergence}.
+ *
+ * <p>Keys: plain keys {@code k0..k19} (even ones in version v1, odd ones in v2, so an id has one key), lease keys
+ * {@code l0..l9} (v1), registrations {@code r0..r5} (even in v1, odd in v2).
+ *
+ * <p>Not thread-safe: one thread runs a schedule from {@link #run()} to its end.
+ */
+final class ScheduleRun {
+  static final String SERVICE = "svc";
+  private static final Instant REGISTERED_AT = Instant.parse("2026-12-01T00:00:00Z");
+
+  private final Schedule schedule;
+  private final String namespace;
+  private final Oracle oracle;
+  private final ClusterFaults faults;
+  private final Tally tally;
+  private final ChaosConfig config;
+  private final RegistryLayout layout;
+  private final String prefix;
+  private final List<FaultProxy> proxies = new ArrayList<>();
+  private final List<QuietPoint.Watched> watched = new ArrayList<>();
+  private final Map<Integer, Registration> registrations = new TreeMap<>();
+  private final Map<Integer, List<RegistrationEvent>> events = new TreeMap<>();
+  private final List<String> outcomes = new ArrayList<>();
+  private EtcdRegistry registry;
+  private PublicationChecker checker;
+
+  /** How one schedule ended. {@code failedStep} is -1 when every invariant held. */
+  record Result(Schedule schedule, int stepsRun, int failedStep, String failure, List<String> outcomes,
+      Duration took) {
+    boolean diverged() {
+      return failedStep >= 0;
+    }
+  }
+
+  ScheduleRun(Schedule schedule, String namespace, Oracle oracle, ClusterFaults faults, Tally tally,
+      ChaosConfig config) {
+    this.schedule = schedule;
+    this.namespace = namespace;
+    this.oracle = oracle;
+    this.faults = faults;
+    this.tally = tally;
+    this.config = config;
+    this.layout = oracle.layout();
+    this.prefix = layout.servicePrefix(namespace, SERVICE);
+  }
+
+  Result run(List<URI> memberUrls) {
+    long start = System.nanoTime();
+    int step = -1;
+    try {
+      open(memberUrls);
+      QuietPoint quiet = new QuietPoint(oracle, prefix, watched, registrations, checker, config.bound());
+      for (step = 0; step < schedule.steps().size(); step++) {
+        Step s = schedule.steps().get(step);
+        outcomes.add(execute(s));
+        tally.add("steps");
+        quiet.check();
+      }
+      return new Result(schedule, schedule.steps().size(), -1, "", List.copyOf(outcomes), since(start));
+    } catch (Divergence d) {
+      tally.add("divergences");
+      return new Result(schedule, step + 1, Math.max(step, 0), d.getMessage(), List.copyOf(outcomes), since(start));
+    } catch (RuntimeException e) {
+      tally.add("errors");
+      return new Result(schedule, step + 1, Math.max(step, 0), "error: " + e, List.copyOf(outcomes), since(start));
+    } finally {
+      close();
+    }
+  }
+
+  // ---- set-up ----------------------------------------------------------------------------------------
+
+  private void open(List<URI> memberUrls) {
+    checker = new PublicationChecker(oracle, tally, namespace);
+    memberUrls.forEach(u -> proxies.add(FaultProxy.to(u)));
+    String endpoints = proxies.stream().map(p -> p.uri().toString()).collect(Collectors.joining(","));
+    registry = EtcdRegistry.connect(EtcdConfig.of(endpoints).withRequestTimeout(Duration.ofSeconds(3)));
+    watch("service", prefix, cacheConfig().build());
+    watch("v1", layout.versionPrefix(namespace, SERVICE, "v1"), cacheConfig().version("v1").build());
+    for (EndpointCache c : caches()) {
+      if (!c.awaitReady(config.bound())) {
+        throw new Divergence("a cache did not publish its first set within " + config.bound().toSeconds() + " s");
+      }
+    }
+  }
+
+  private CacheConfig.Builder cacheConfig() {
+    return CacheConfig.builder(SERVICE).namespace(namespace).pageSize(3)
+        .progressInterval(Duration.ofSeconds(1)).progressTimeout(Duration.ofSeconds(1))
+        .backoff(Duration.ofMillis(50), Duration.ofSeconds(1)).probe(Duration.ofMillis(100), Duration.ofMillis(200))
+        .requestTimeout(Duration.ofSeconds(3))
+        .resumePolicy(config.negativeControl() ? CacheConfig.ResumePolicy.FROM_NOW_NEGATIVE_CONTROL
+            : CacheConfig.ResumePolicy.FROM_LAST_REVISION);
+  }
+
+  private void watch(String name, String watchedPrefix, CacheConfig cacheConfig) {
+    PublicationLog log = new PublicationLog(name, p -> checker.check(name, watchedPrefix, p));
+    watched.add(new QuietPoint.Watched(name, watchedPrefix, registry.watch(cacheConfig, log), log));
+  }
+
+  private List<EndpointCache> caches() {
+    return watched.stream().map(QuietPoint.Watched::cache).toList();
+  }
+
+  private void close() {
+    List<java.util.concurrent.CompletableFuture<Void>> closing = new ArrayList<>();
+    registrations.values().forEach(r -> closing.add(r.closeAsync()));
+    for (var f : closing) {
+      try {
+        f.get(30, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        // the lease expires by itself
+      }
+    }
+    caches().forEach(c -> tally.add("resyncs", c.resyncCount()));
+    events.values().forEach(list -> list.forEach(e -> tally.add("registration " + e.type().name().toLowerCase()
+        .replace('_', ' '))));
+    if (registry != null) {
+      try {
+        registry.close();
+      } catch (RuntimeException e) {
+        // closing is best effort; the schedule's keys are deleted below
+      }
+    }
+    proxies.forEach(FaultProxy::close);
+    if (checker != null) {
+      checker.close();
+    }
+    try {
+      oracle.deletePrefix(layout.namespacePrefix(namespace));
+    } catch (RuntimeException e) {
+      // leftovers in a namespace nobody watches again
+    }
+  }
+
+  // ---- steps -----------------------------------------------------------------------------------------
+
+  private String execute(Step s) {
+    return switch (s.op()) {
+      case WRITES -> {
+        s.writes().forEach(this::write);
+        yield "ok";
+      }
+      case TXN -> "revision " + txn(s.writes());
+      case LEASE -> lease(s);
+      case REGISTER -> register(s.target(), s.variant());
+      case DEREGISTER -> deregister(s.target());
+      case UPDATE -> update(s.target(), 1 + s.variant());
+      case DUPLICATE -> duplicate(s.target());
+      case CUT -> during(FaultProxy::cut, s, "cuts");
+      case BLACKHOLE -> during(FaultProxy::blackhole, s, "blackholes");
+      case LATENCY -> during(p -> p.latency(Duration.ofMillis(s.millis())), s, "latencies");
+      case COMPACT -> {
+        long rev = oracle.revision();
+        tally.add(oracle.compact(rev) ? "compactions" : "compactions already done");
+        yield "at " + rev;
+      }
+      case DELETE_COMPACT -> deleteCompact(s);
+      case RESTART -> global(s, () -> faults.restart(name(), s.variant() % faults.members(),
+          Duration.ofMillis(s.millis()), faults.members() > 1 ? () -> s.writes().forEach(this::write) : () -> { }),
+          "restarts", faults.members() == 1);
+      case LEADER_KILL -> global(s, () -> faults.killLeader(name(), Duration.ofMillis(s.millis()),
+          () -> s.writes().forEach(this::write)), "leader kills", false);
+      case MAJORITY_LOSS -> global(s, () -> faults.killMajority(name(), Duration.ofMillis(s.millis())),
+          "majority losses", false);
+    };
+  }
+
+  private String name() {
+    return "schedule " + schedule.index();
+  }
+
+  /** A fault on the shared cluster; writes made afterwards when the survivors could not take them. */
+  private String global(Step s, java.util.function.Supplier<String> fault, String counter, boolean writesAfter) {
+    String what = fault.get();
+    boolean joined = what.startsWith("joined");
+    tally.add(joined ? "cluster faults joined" : counter);
+    if (writesAfter || joined) {
+      s.writes().forEach(this::write);
+    }
+    return what;
+  }
+
+  private String during(Consumer<FaultProxy> fault, Step s, String counter) {
+    proxies.forEach(fault);
+    tally.add(counter);
+    try {
+      if (s.op() != Op.LATENCY) {
+        Oracle.sleep(Duration.ofMillis(s.millis() / 2));
+      }
+      s.writes().forEach(this::write);
+      if (s.op() != Op.LATENCY) {
+        Oracle.sleep(Duration.ofMillis(s.millis() - s.millis() / 2));
+      }
+    } finally {
+      proxies.forEach(FaultProxy::pass);
+    }
+    return "ok";
+  }
+
+  /** The shape of etcd 18089: the caches hold key d; while cut, d is deleted at R and etcd compacts at R. */
+  private String deleteCompact(Step s) {
+    String d = key(s.target());
+    String next = key((s.target() + 1) % Step.KEYS);
+    if (oracle.get(d).isEmpty()) {
+      long rev = write(new Step.Write(false, s.target(), 1));
+      awaitCachesAt(d, rev); // the caches must hold d before it is deleted, or there is nothing to lose
+    }
+    proxies.forEach(FaultProxy::cut);
+    try {
+      awaitCachesStale();
+      long deleted = switch (s.variant()) {
+        case 0 -> oracle.delete(d);
+        case 1 -> {
+          long r = oracle.delete(d);
+          write(new Step.Write(false, (s.target() + 1) % Step.KEYS, 7));
+          yield r;
+        }
+        default -> {
+          Map<String, byte[]> txn = new LinkedHashMap<>();
+          txn.put(d, null);
+          txn.put(next, InstanceCodec.encode(plain((s.target() + 1) % Step.KEYS, 7)));
+          yield oracle.txn(txn);
+        }
+      };
+      boolean compacted = oracle.compact(deleted);
+      tally.add(compacted ? "18089 shapes" : "18089 shapes (compacted above by another schedule)");
+      return "deleted at " + deleted + (compacted ? ", compacted there" : ", already compacted above");
+    } finally {
+      proxies.forEach(FaultProxy::pass);
+    }
+  }
+
+  /** Waits until every cache that watches {@code key} has applied {@code revision}. */
+  private void awaitCachesAt(String key, long revision) {
+    long deadline = System.nanoTime() + config.bound().toNanos();
+    while (watched.stream().anyMatch(w -> key.startsWith(w.prefix()) && w.cache().revision() < revision)
+        && System.nanoTime() < deadline) {
+      Oracle.sleep(Duration.ofMillis(20));
+    }
+  }
+
+  private void awaitCachesStale() {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (caches().stream().anyMatch(c -> !c.isStale()) && System.nanoTime() < deadline) {
+      Oracle.sleep(Duration.ofMillis(10));
+    }
+  }
+
+  // ---- writes ----------------------------------------------------------------------------------------
+
+  /** The etcd key of plain key {@code k<n>}. */
+  String key(int n) {
+    return layout.instanceKey(plain(n, 1));
+  }
+
+  private Instance plain(int n, int weight) {
+    return Instance.of(SERVICE, "10.1." + n + ".1", 8000 + n).namespace(namespace).version(n % 2 == 0 ? "v1" : "v2")
+        .id("k" + n).weight(weight).registeredAt(REGISTERED_AT);
+  }
+
+  private long write(Step.Write w) {
+    String key = key(w.key());
+    return w.delete() ? oracle.delete(key) : oracle.put(key, InstanceCodec.encode(plain(w.key(), w.weight())));
+  }
+
+  private long txn(List<Step.Write> writes) {
+    Map<String, byte[]> changes = new LinkedHashMap<>();
+    for (Step.Write w : writes) {
+      changes.put(key(w.key()), w.delete() ? null : InstanceCodec.encode(plain(w.key(), w.weight())));
+    }
+    return oracle.txn(changes);
+  }
+
+  private String lease(Step s) {
+    Duration ttl = Duration.ofSeconds(2 + s.variant());
+    long lease = oracle.grant(ttl);
+    for (int i = 0; i < s.writes().size(); i++) {
+      int n = (s.target() + i) % Step.LEASE_KEYS;
+      Instance inst = Instance.of(SERVICE, "10.2." + n + ".1", 8500 + n).namespace(namespace).version("v1")
+          .id("l" + n).weight(s.writes().get(i).weight()).registeredAt(REGISTERED_AT);
+      oracle.put(layout.instanceKey(inst), InstanceCodec.encode(inst), lease);
+    }
+    tally.add("leases left to expire");
+    return "lease " + Long.toHexString(lease);
+  }
+
+  // ---- registrations ---------------------------------------------------------------------------------
+
+  private Instance registrationInstance(int n) {
+    return Instance.of(SERVICE, "127.0.0." + (10 + n), 9000 + n).namespace(namespace)
+        .version(n % 2 == 0 ? "v1" : "v2").id("r" + n).registeredAt(REGISTERED_AT);
+  }
+
+  private RegistrarConfig registrarConfig(Duration drain) {
+    return RegistrarConfig.builder().ttl(Duration.ofSeconds(2)).keepaliveInterval(Duration.ofMillis(500))
+        .requestTimeout(Duration.ofMillis(500)).retryBase(Duration.ofMillis(50)).drain(drain)
+        .startTimeout(config.bound()).shutdownHook(false).build();
+  }
+
+  private String register(int n, int variant) {
+    if (registrations.containsKey(n)) {
+      return "r" + n + " is already registered";
+    }
+    List<RegistrationEvent> seen = new CopyOnWriteArrayList<>();
+    RegistrationListener listener = seen::add;
+    Instance instance = registrationInstance(n);
+    RegistrarConfig rc = registrarConfig(variant == 0 ? Duration.ZERO : Duration.ofMillis(300));
+    Registration r;
+    try {
+      r = registry.register(instance, rc, listener);
+    } catch (DuplicateInstanceException e) {
+      // Only a closed registration whose revoke was lost can still hold r<n>: its key goes with its lease.
+      Oracle.sleep(Duration.ofSeconds(3));
+      try {
+        r = registry.register(instance, rc, listener);
+      } catch (DuplicateInstanceException again) {
+        throw new Divergence("r" + n + " was refused as a duplicate though no open registration holds it: "
+            + again.getMessage());
+      }
+    }
+    registrations.put(n, r);
+    events.put(n, seen);
+    tally.add("registrations");
+    return "lease " + Long.toHexString(r.leaseId());
+  }
+
+  private String deregister(int n) {
+    Registration r = registrations.remove(n);
+    if (r == null) {
+      return "r" + n + " is not registered";
+    }
+    r.close();
+    return "closed (" + r.state() + ")";
+  }
+
+  private String update(int n, int weight) {
+    Registration r = registrations.get(n);
+    if (r == null) {
+      return "r" + n + " is not registered";
+    }
+    try {
+      r.update(i -> i.weight(weight)).get(config.bound().toMillis(), TimeUnit.MILLISECONDS);
+      return "ok";
+    } catch (Exception e) {
+      return "not applied: " + e.getMessage(); // etcd may be down (another schedule's restart): not a divergence
+    }
+  }
+
+  /**
+   * Registers a second instance with an id someone holds. It must be refused and the holder's key left as it
+   * was. If the holder had just lost its lease the key was free and the duplicate may take it: then etcd's history
+   * must show the key absent just before, or the duplicate overwrote a live holder.
+   */
+  private String duplicate(int n) {
+    Registration holder = registrations.get(n);
+    Instance target;
+    if (holder != null) {
+      target = holder.instance();
+    } else {
+      Optional<io.etcd.jetcd.KeyValue> plainKey = oracle.get(key(n % Step.KEYS));
+      if (plainKey.isEmpty()) {
+        return "nothing holds r" + n + " or k" + (n % Step.KEYS);
+      }
+      target = plain(n % Step.KEYS, 1);
+    }
+    String key = layout.instanceKey(target);
+    Instance impostor = target.address("127.0.1.1").port(9999);
+    List<RegistrationEvent> seen = new CopyOnWriteArrayList<>();
+    Registration dup;
+    try {
+      dup = registry.register(impostor, registrarConfig(Duration.ZERO).toBuilder()
+          .startTimeout(Duration.ofSeconds(10)).build(), seen::add);
+    } catch (DuplicateInstanceException e) {
+      Optional<io.etcd.jetcd.KeyValue> now = oracle.get(key);
+      if (now.isPresent() && decodes(key, now.get()).map(i -> i.port() == 9999).orElse(false)) {
+        throw new Divergence("a refused duplicate of " + key + " overwrote the holder's value");
+      }
+      tally.add("duplicates refused");
+      return "refused (holder lease " + Long.toHexString(e.holderLease()) + ")";
+    } catch (MusterException e) {
+      tally.add("duplicates inconclusive");
+      return "inconclusive: " + e.getMessage();
+    }
+    long revision = seen.stream().filter(e -> e.type() == RegistrationEvent.Type.REGISTERED).mapToLong(
+        RegistrationEvent::revision).findFirst().orElse(0);
+    Optional<Oracle.Snapshot> before = revision > 1 ? oracle.rangeAt(key, revision - 1) : Optional.empty();
+    dup.close();
+    if (before.isPresent() && before.get().leases().containsKey(key)) {
+      throw new Divergence("a duplicate registration of " + key + " succeeded at revision " + revision
+          + " while the key was held (lease " + Long.toHexString(before.get().leases().get(key)) + ")");
+    }
+    tally.add("duplicates granted a free key");
+    if (holder != null) {
+      awaitSettled(holder);
+      if (holder.state() == RegistrationState.FAILED) {
+        registrations.remove(n); // refused as a duplicate of the impostor while it held the key: by design
+        return "the holder had lost its lease; the duplicate took the free key and displaced it";
+      }
+    }
+    return "the key was free (the holder had lost its lease); the duplicate took it and was closed";
+  }
+
+  private void awaitSettled(Registration r) {
+    long deadline = System.nanoTime() + config.bound().toNanos();
+    while (r.state() != RegistrationState.ACTIVE && r.state() != RegistrationState.FAILED
+        && System.nanoTime() < deadline) {
+      Oracle.sleep(Duration.ofMillis(50));
+    }
+  }
+
+  private Optional<Instance> decodes(String key, io.etcd.jetcd.KeyValue kv) {
+    try {
+      return Optional.of(InstanceCodec.decode(layout.parseKey(key), kv.getValue().getBytes()));
+    } catch (MusterException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static Duration since(long startNanos) {
+    return Duration.ofNanos(System.nanoTime() - startNanos);
+  }
+}
