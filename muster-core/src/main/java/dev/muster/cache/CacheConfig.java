@@ -54,7 +54,7 @@ public record CacheConfig(
 
   /** Where a broken watch resumes. */
   public enum ResumePolicy {
-    /** From {@code last + 1}, or a full resync when that is compacted: never misses an event. */
+    /** At the checkpoint ({@code last}), or a full resync when that is compacted: never misses an event. */
     FROM_LAST_REVISION,
     /** Negative control (lab consumer C): from "now", never re-ranging; misses whatever happened meanwhile. */
     FROM_NOW_NEGATIVE_CONTROL

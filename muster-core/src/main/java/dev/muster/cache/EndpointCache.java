@@ -39,8 +39,10 @@ public interface EndpointCache extends AutoCloseable {
   boolean awaitReady(Duration timeout);
 
   /**
-   * Adds a listener. If a set was already published, the listener first receives it (as a
-   * {@link EndpointDelta.Kind#SNAPSHOT} from the empty set), then every later change, in order.
+   * Adds a listener, from any thread, at any time. It first receives the set published last (as a
+   * {@link EndpointDelta.Kind#SNAPSHOT} from the empty set; {@code onStale} too if the cache is stale), or, before
+   * the first publication, that first SNAPSHOT; then every later change exactly once, in revision order. Throws
+   * {@link IllegalStateException} once the cache is closed.
    */
   void addListener(EndpointListener listener);
 

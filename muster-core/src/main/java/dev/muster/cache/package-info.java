@@ -6,7 +6,7 @@
  *   <li>{@link dev.muster.cache.EndpointView}: the pure apply logic — snapshots replace, revisions apply
  *       atomically, old revisions are ignored, malformed values are excluded and counted.
  *   <li>{@link dev.muster.cache.CacheDriver}: the state machine (Syncing, Watching, Broken) that decides when to
- *       range, watch from {@code last + 1}, resync, back off and report staleness, with its I/O behind
+ *       range, watch from the checkpoint {@code last} (etcd 18089), resync, back off and report staleness, with its I/O behind
  *       {@link dev.muster.cache.CacheDriver.Io} so it runs the same against etcd and against scripted streams.
  *   <li>{@link dev.muster.cache.EndpointCache}: what an application holds.
  * </ul>

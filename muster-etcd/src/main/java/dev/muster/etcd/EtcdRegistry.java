@@ -32,6 +32,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * }
  * }</pre>
  *
+ * <p>One connection, shared: every cache and registration made through a registry uses the same jetcd client.
+ * The client is replaced (reconnect with Muster's backoff, not grpc-java's) only when the connection itself is in
+ * doubt — etcd unreachable, a stream that ended or stalled (half-open) — and a client that another cache or
+ * registration already replaced is not replaced again. A watch or range that etcd refuses (say, permission denied
+ * for one service) is retried by its own cache and never resets the connection, so it cannot break the watches and
+ * keepalives of the others. {@link #reconnects()} counts the replacements.
+ *
  * <p>Thread-safe. Closing the registry closes every registration still open (drain, revoke), then the
  * connection.
  */

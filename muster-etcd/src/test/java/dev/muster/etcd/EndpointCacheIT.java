@@ -75,7 +75,7 @@ class EndpointCacheIT {
   }
 
   @Test
-  void aCutWatchResumesFromTheNextRevisionAndCatchesUpWithADeleteAndAPutMadeWhileCut() {
+  void aCutWatchResumesAtTheCheckpointAndCatchesUpWithADeleteAndAPutMadeWhileCut() {
     Instance a = registry.instance(1);
     Instance b = registry.instance(2);
     registry.put(a);
@@ -93,7 +93,7 @@ class EndpointCacheIT {
 
     registry.awaitMatches(cache, last, Duration.ofSeconds(20));
     await().atMost(Duration.ofSeconds(10)).until(() -> !cache.isStale());
-    assertThat(cache.resyncCount()).as("resumed from last+1, no resync").isZero();
+    assertThat(cache.resyncCount()).as("resumed at the checkpoint, no resync").isZero();
     assertThat(cache.current().instances()).extracting(Instance::id).containsExactlyInAnyOrder("i2", "i3");
     System.out.println("cut/resume log: " + log);
   }

@@ -18,7 +18,7 @@ import java.util.TreeSet;
 /**
  * The watch connection of one consumer is cut through the fault proxy; while it is cut, p1 leaves (SIGTERM) and p4
  * joins (and, in the compaction variant, history is compacted); then the connection comes back. Three variants:
- * Muster's cache resuming from last+1, the same with compaction (one resync by replacement), and consumer C, the
+ * Muster's cache resuming at its checkpoint (last), the same with compaction (one resync by replacement), and consumer C, the
  * negative control that re-watches from "now" without a range.
  */
 public final class WatchBreak implements Scenario {
@@ -43,7 +43,7 @@ public final class WatchBreak implements Scenario {
   @Override
   public String shows() {
     return switch (variant) {
-      case RESUME -> "watch cut, p1 leaves and p4 joins, watch back: resume from last+1";
+      case RESUME -> "watch cut, p1 leaves and p4 joins, watch back: resume at the checkpoint (last)";
       case COMPACTION -> "the same with compaction during the cut: one resync by replacement";
       case FROM_NOW -> "negative control C: re-watch from now, no range";
     };
@@ -52,7 +52,7 @@ public final class WatchBreak implements Scenario {
   @Override
   public String seed() {
     return switch (variant) {
-      case RESUME -> "A resumes from last+1 and matches etcd";
+      case RESUME -> "A resumes at its checkpoint and matches etcd";
       case COMPACTION -> "A gets compact_revision, resyncs by replacement, matches etcd";
       case FROM_NOW -> "C keeps a deleted address, misses a new one";
     };
