@@ -56,6 +56,8 @@ final class ScheduleRun {
   private final List<QuietPoint.Watched> watched = new ArrayList<>();
   private final Map<Integer, Registration> registrations = new TreeMap<>();
   private final Map<Integer, List<RegistrationEvent>> events = new TreeMap<>();
+  /** Leases of closed registrations whose revoke failed (etcd unreachable): their keys expire with them. */
+  private final Map<Integer, Long> leftToExpire = new TreeMap<>();
   private final List<String> outcomes = new ArrayList<>();
   private EtcdRegistry registry;
   private PublicationChecker checker;
@@ -346,15 +348,18 @@ final class ScheduleRun {
     try {
       r = registry.register(instance, rc, listener);
     } catch (DuplicateInstanceException e) {
-      // Only a closed registration whose revoke was lost can still hold r<n>: its key goes with its lease.
-      Oracle.sleep(Duration.ofSeconds(3));
-      try {
-        r = registry.register(instance, rc, listener);
-      } catch (DuplicateInstanceException again) {
+      // Only the closed r<n>, if its revoke failed, may still hold the key; it goes with that lease (which etcd
+      // extends by its TTL at every restart meanwhile). Anyone else holding it is a divergence.
+      Long orphan = leftToExpire.get(n);
+      if (orphan == null || orphan != e.holderLease()) {
         throw new Divergence("r" + n + " was refused as a duplicate though no open registration holds it: "
-            + again.getMessage());
+            + e.getMessage());
       }
+      awaitGone(layout.instanceKey(instance));
+      tally.add("registrations that waited for a lease left to expire");
+      r = registry.register(instance, rc, listener);
     }
+    leftToExpire.remove(n);
     registrations.put(n, r);
     events.put(n, seen);
     tally.add("registrations");
@@ -367,6 +372,13 @@ final class ScheduleRun {
       return "r" + n + " is not registered";
     }
     r.close();
+    boolean revoked = events.getOrDefault(n, List.of()).stream()
+        .anyMatch(e -> e.type() == RegistrationEvent.Type.REVOKED);
+    if (!revoked) {
+      leftToExpire.put(n, r.leaseId());
+      tally.add("closes that could not revoke");
+      return "closed, the revoke failed: the key expires with lease " + Long.toHexString(r.leaseId());
+    }
     return "closed (" + r.state() + ")";
   }
 
@@ -435,6 +447,16 @@ final class ScheduleRun {
       }
     }
     return "the key was free (the holder had lost its lease); the duplicate took it and was closed";
+  }
+
+  private void awaitGone(String key) {
+    long deadline = System.nanoTime() + config.bound().toNanos();
+    while (oracle.get(key).isPresent()) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new Divergence(key + " outlived the lease left to expire by " + config.bound().toSeconds() + " s");
+      }
+      Oracle.sleep(Duration.ofMillis(100));
+    }
   }
 
   private void awaitSettled(Registration r) {

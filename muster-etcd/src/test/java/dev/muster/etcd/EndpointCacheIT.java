@@ -5,17 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.muster.cache.CacheConfig;
 import dev.muster.cache.EndpointCache;
-import dev.muster.cache.EndpointDelta;
-import dev.muster.cache.EndpointListener;
-import dev.muster.cache.EndpointSet;
 import dev.muster.registry.Instance;
 import dev.muster.testing.EtcdCluster;
 import dev.muster.testing.FaultProxy;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -32,7 +26,7 @@ class EndpointCacheIT {
   private FaultProxy proxy;
   private EtcdRegistry viaProxy;
   private Registry registry;
-  private final List<String> log = new CopyOnWriteArrayList<>();
+  private final ChangeLog log = new ChangeLog();
 
   @BeforeEach
   void setUp() {
@@ -54,22 +48,7 @@ class EndpointCacheIT {
   }
 
   private EndpointCache watch(CacheConfig config) {
-    EndpointCache cache = viaProxy.watch(config, new EndpointListener() {
-      @Override
-      public void onChange(EndpointSet set, EndpointDelta delta) {
-        log.add(delta.kind() + "@" + set.revision());
-      }
-
-      @Override
-      public void onStale(EndpointSet set, Instant since, String reason) {
-        log.add("stale: " + reason);
-      }
-
-      @Override
-      public void onRecovered(EndpointSet set, Duration staleFor) {
-        log.add("recovered after " + staleFor.toMillis() + " ms");
-      }
-    });
+    EndpointCache cache = viaProxy.watch(config, log);
     assertThat(cache.awaitReady(Duration.ofSeconds(20))).isTrue();
     return cache;
   }
@@ -116,7 +95,7 @@ class EndpointCacheIT {
     registry.awaitMatches(cache, compacted, Duration.ofSeconds(20));
     assertThat(cache.resyncCount()).isEqualTo(1);
     assertThat(cache.current().instances()).extracting(Instance::id).containsExactlyInAnyOrder("i2", "i3");
-    assertThat(log).anyMatch(l -> l.startsWith("RESYNC@"));
+    assertThat(log.lines()).anyMatch(l -> l.startsWith("RESYNC@"));
   }
 
   @Test

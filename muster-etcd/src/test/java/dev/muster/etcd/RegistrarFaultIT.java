@@ -5,6 +5,7 @@ import static dev.muster.registry.RegistrationEvent.Type.LEASE_LOST;
 import static dev.muster.registry.RegistrationEvent.Type.RECONNECTED;
 import static dev.muster.registry.RegistrationEvent.Type.REGISTERED;
 import static dev.muster.registry.RegistrationEvent.Type.REREGISTERED;
+import static dev.muster.registry.RegistrationEvent.Type.REVOKED;
 import static dev.muster.registry.RegistrationEvent.Type.UNREACHABLE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -13,8 +14,10 @@ import dev.muster.registry.Instance;
 import dev.muster.registry.RegistrarConfig;
 import dev.muster.registry.Registration;
 import dev.muster.registry.RegistrationState;
+import dev.muster.registry.RegistryLayout;
 import dev.muster.testing.EtcdCluster;
 import dev.muster.testing.EtcdMember;
+import dev.muster.testing.FaultProxy;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -123,4 +126,31 @@ class RegistrarFaultIT {
       throw new IllegalStateException(e);
     }
   }
+
+  /** A revoke that hits a cut connection is retried, so closing during a blip does not leave the key behind. */
+  @Test
+  void closingWhileEtcdIsBrieflyUnreachableStillRevokesTheLease() throws Exception {
+    try (FaultProxy proxy = FaultProxy.to(etcd.member(0).clientUrl());
+         EtcdRegistry viaProxy = EtcdRegistry.connect(EtcdConfig.of(proxy.uri().toString()));
+         Etcd truth = new Etcd(etcd.endpoints())) {
+      EventRecorder events = new EventRecorder();
+      Instance instance = Instance.of(service, "10.0.0.7", 8080).id("closing");
+      Registration r = viaProxy.register(instance, RegistrarConfig.builder().ttl(Duration.ofSeconds(10))
+          .keepaliveInterval(Duration.ofSeconds(3)).requestTimeout(Duration.ofSeconds(1)).drain(Duration.ZERO)
+          .shutdownHook(false).build(), events);
+      String key = RegistryLayout.defaults().instanceKey(instance);
+      assertThat(truth.get(key)).isPresent();
+
+      proxy.cut();
+      var closing = r.closeAsync();
+      sleep(Duration.ofMillis(600));
+      proxy.pass();
+      closing.get(10, TimeUnit.SECONDS);
+
+      assertThat(events.types()).contains(REVOKED).doesNotContain(FAILED);
+      assertThat(truth.get(key)).as("revoked, not left to expire with a 10 s lease").isEmpty();
+      System.out.println("close during a 600 ms cut: " + events.events().get(events.events().size() - 1));
+    }
+  }
+
 }

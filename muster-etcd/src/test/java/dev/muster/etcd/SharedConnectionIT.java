@@ -5,9 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.muster.cache.CacheConfig;
 import dev.muster.cache.EndpointCache;
-import dev.muster.cache.EndpointDelta;
-import dev.muster.cache.EndpointListener;
-import dev.muster.cache.EndpointSet;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
 import dev.muster.registry.RegistrarConfig;
@@ -25,9 +22,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -54,8 +48,8 @@ class SharedConnectionIT {
     String allowed = "orders";
     String refused = "billing";
     enableAuthWithAnAppUserAllowedOnly(allowed);
-    List<String> allowedLog = new CopyOnWriteArrayList<>();
-    List<String> refusedLog = new CopyOnWriteArrayList<>();
+    ChangeLog allowedLog = new ChangeLog();
+    ChangeLog refusedLog = new ChangeLog();
     EventRecorder registrationEvents = new EventRecorder();
     long refusedBefore = refusedRanges();
 
@@ -63,7 +57,7 @@ class SharedConnectionIT {
          EtcdRegistry muster = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString())
              .withCredentials("app", APP_PASSWORD))) {
       EndpointCache good = muster.watch(CacheConfig.builder(allowed).progressInterval(Duration.ofSeconds(1))
-          .progressTimeout(Duration.ofSeconds(1)).build(), recorder(allowedLog));
+          .progressTimeout(Duration.ofSeconds(1)).build(), allowedLog);
       assertThat(good.awaitReady(Duration.ofSeconds(20))).isTrue();
       Registration registration = muster.register(Instance.of(allowed, "127.0.0.1", 9001).id("kept"),
           RegistrarConfig.builder().ttl(Duration.ofSeconds(2)).keepaliveInterval(Duration.ofMillis(500))
@@ -71,7 +65,7 @@ class SharedConnectionIT {
       long lease = registration.leaseId();
 
       EndpointCache bad = muster.watch(CacheConfig.builder(refused).backoff(Duration.ofMillis(20),
-          Duration.ofMillis(100)).build(), recorder(refusedLog));
+          Duration.ofMillis(100)).build(), refusedLog);
       long last = 0;
       for (int i = 0; i < 40; i++) { // 8 s of writes the good cache must follow while the bad one keeps failing
         last = put(root, Instance.of(allowed, "127.0.0.1", 9100 + i).id("w" + i));
@@ -81,35 +75,16 @@ class SharedConnectionIT {
       await().atMost(Duration.ofSeconds(20)).until(() -> good.revision() >= wanted);
 
       assertThat(bad.awaitReady(Duration.ZERO)).isFalse();
-      assertThat(refusedLog).anySatisfy(l -> assertThat(l).contains("permission denied"));
+      assertThat(refusedLog.lines()).anySatisfy(l -> assertThat(l).contains("permission denied"));
       assertThat(refusedRanges() - refusedBefore).as("ranges etcd refused to the bad cache").isGreaterThan(20);
       assertThat(muster.reconnects()).as("the shared connection was never replaced").isZero();
-      assertThat(allowedLog).as("the good cache never went stale or resynced").allMatch(l -> l.startsWith("UPDATE")
+      assertThat(allowedLog.lines()).as("the good cache never went stale or resynced").allMatch(l -> l.startsWith("UPDATE")
           || l.startsWith("SNAPSHOT"));
       assertThat(good.resyncCount()).isZero();
       assertThat(good.current().size()).isEqualTo(41);
       assertThat(registrationEvents.types()).containsOnly(RegistrationEvent.Type.REGISTERED);
       assertThat(registration.leaseId()).isEqualTo(lease);
     }
-  }
-
-  private static EndpointListener recorder(List<String> log) {
-    return new EndpointListener() {
-      @Override
-      public void onChange(EndpointSet set, EndpointDelta delta) {
-        log.add(delta.kind() + "@" + set.revision());
-      }
-
-      @Override
-      public void onStale(EndpointSet set, Instant since, String reason) {
-        log.add("stale: " + reason);
-      }
-
-      @Override
-      public void onRecovered(EndpointSet set, Duration staleFor) {
-        log.add("recovered");
-      }
-    };
   }
 
   /** root (role root) and app, whose one role may read and write {@code service}'s prefix and nothing else. */

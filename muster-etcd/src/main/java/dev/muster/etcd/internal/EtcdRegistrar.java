@@ -58,7 +58,9 @@ import org.slf4j.LoggerFactory;
  *       With {@code maxFailures > 0}, give up (FAILED) after that many consecutive failures.
  *   <li><b>close</b>: put the value with state DRAINING, keep renewing for the drain period, then revoke
  *       (etcd deletes the key at once). A zero drain revokes at once: nobody could act on DRAINING, so it is
- *       not published.
+ *       not published. A revoke that cannot reach etcd is retried for up to two request timeouts; only then is
+ *       FAILED reported and the key left to expire with its lease (etcd also extends every lease by its TTL when a
+ *       leader is elected, so a key left behind can outlive the TTL across restarts).
  * </ul>
  *
  * <h2>Threading</h2>
@@ -465,28 +467,52 @@ public final class EtcdRegistrar implements Registration {
     schedule(this::keepaliveWhileDraining, config.keepaliveInterval());
   }
 
+  /**
+   * Revokes the lease, retrying while etcd is unreachable for up to twice the request timeout: a blip (an etcd
+   * restart, a cut connection) must not leave the key behind, where etcd would keep it for the TTL and extend it
+   * again at every leader election. {@link #close()} waits for this (its limit is drain + 3 request timeouts).
+   */
   private void finishClose() {
     cancelPending();
     long lease = leaseId;
-    try {
-      long revision = EtcdOps.revoke(connection.client(), lease, config.requestTimeout());
-      emit(Type.REVOKED, lease, revision, "");
-    } catch (RuntimeException re) {
-      EtcdCallException e = re instanceof EtcdCallException ce ? ce
-          : new EtcdCallException("revoke lease " + Long.toHexString(lease), re);
-      if (e.kind() == Kind.LEASE_NOT_FOUND) {
-        emit(Type.REVOKED, lease, 0, "the lease had already ended");
-      } else if (failedBeforeClose) {
-        log.info("could not revoke lease {} of failed registration {}: {}", Long.toHexString(lease), key,
-            e.getMessage()); // FAILED was already reported once
-      } else {
-        emit(Type.FAILED, lease, 0, "could not revoke the lease (" + e.getMessage() + "); the key expires with it"
-            + " within " + config.ttl().toSeconds() + "s");
+    long giveUpAt = System.nanoTime() + config.requestTimeout().multipliedBy(2).toNanos();
+    int attempt = 0;
+    while (true) {
+      Client client = connection.client();
+      try {
+        long revision = EtcdOps.revoke(client, lease, config.requestTimeout());
+        emit(Type.REVOKED, lease, revision, attempt == 0 ? "" : "after " + attempt + " failed attempt(s)");
+        break;
+      } catch (RuntimeException re) {
+        EtcdCallException e = re instanceof EtcdCallException ce ? ce
+            : new EtcdCallException("revoke lease " + Long.toHexString(lease), re);
+        if (e.kind() == Kind.UNAVAILABLE && System.nanoTime() - giveUpAt < 0 && !Thread.currentThread()
+            .isInterrupted()) {
+          if (++attempt >= RESET_AFTER_FAILURES) {
+            connection.reset(client);
+          }
+          pause(backoff.delay(attempt - 1));
+          continue;
+        }
+        reportRevokeFailure(lease, e);
+        break;
       }
     }
     state = RegistrationState.CLOSED;
     closed.complete(null);
     loop.shutdown();
+  }
+
+  private void reportRevokeFailure(long lease, EtcdCallException e) {
+    if (e.kind() == Kind.LEASE_NOT_FOUND) {
+      emit(Type.REVOKED, lease, 0, "the lease had already ended");
+    } else if (failedBeforeClose) {
+      log.info("could not revoke lease {} of failed registration {}: {}", Long.toHexString(lease), key,
+          e.getMessage()); // FAILED was already reported once
+    } else {
+      emit(Type.FAILED, lease, 0, "could not revoke the lease (" + e.getMessage() + "); the key expires with it"
+          + " within " + config.ttl().toSeconds() + "s");
+    }
   }
 
   private void fail(String why) {
@@ -587,6 +613,15 @@ public final class EtcdRegistrar implements Registration {
 
   private String endpoints() {
     return connection.config().endpoints().toString();
+  }
+
+  /** Sleeps on the loop thread while closing; an interrupt (JVM shutdown) ends the wait and is kept. */
+  private static void pause(Duration d) {
+    try {
+      Thread.sleep(Math.max(1, d.toMillis()));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private static void sleep(Duration d) {
