@@ -1,17 +1,14 @@
 package dev.muster.cli;
 
-import static org.awaitility.Awaitility.await;
-
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -24,29 +21,31 @@ final class KeyWatch implements AutoCloseable {
 
   private final List<Seen> seen = new CopyOnWriteArrayList<>();
   private final Watch.Watcher watcher;
-  private final Watch.Watcher sentinelWatcher;
-  private final Client client;
-  private final ByteSequence sentinel = bytes("/cli-it/sentinel/" + UUID.randomUUID());
-  private final List<Long> sentinelSeen = new CopyOnWriteArrayList<>();
+  private final CountDownLatch created = new CountDownLatch(1);
 
   /**
-   * Watches {@code key} from {@code fromRevision} and returns once the watch stream is known to be live: a second
-   * watch, created after the first on the same stream, has delivered a put of a sentinel key outside the registry.
+   * Watches {@code key} from {@code fromRevision} and returns once etcd has acknowledged the watch (its created
+   * notification). jetcd sends the create request asynchronously, so it is not live when {@code watch()} returns;
+   * the explicit start revision means no event is missed either way. (This used to wait for a second, sentinel
+   * watch "from now" to see a put made right after it was requested; when that watch reached etcd after the put it
+   * never saw it, and a fresh clone's suite failed once on it.)
    */
   KeyWatch(Client client, String key, long fromRevision) throws Exception {
-    this.client = client;
-    this.watcher = client.getWatchClient().watch(bytes(key), WatchOption.builder().withRevision(fromRevision).build(),
-        response -> {
+    this.watcher = client.getWatchClient().watch(bytes(key), WatchOption.builder().withRevision(fromRevision)
+        .withCreateNotify(true).build(), response -> {
           long now = System.nanoTime();
+          if (response.isCreatedNotify()) {
+            created.countDown();
+          }
           for (WatchEvent e : response.getEvents()) {
             seen.add(new Seen(e.getEventType(), e.getKeyValue().getValue().toString(StandardCharsets.UTF_8),
                 e.getKeyValue().getLease(), e.getKeyValue().getModRevision(), now));
           }
         });
-    this.sentinelWatcher = client.getWatchClient().watch(sentinel,
-        response -> sentinelSeen.add((long) response.getEvents().size()));
-    client.getKVClient().put(sentinel, sentinel).get(10, TimeUnit.SECONDS);
-    await("watch stream live").atMost(Duration.ofSeconds(10)).until(() -> !sentinelSeen.isEmpty());
+    if (!created.await(10, TimeUnit.SECONDS)) {
+      watcher.close();
+      throw new IllegalStateException("etcd did not acknowledge the watch on " + key + " within 10 s");
+    }
   }
 
   List<Seen> seen() {
@@ -61,8 +60,6 @@ final class KeyWatch implements AutoCloseable {
   @Override
   public void close() {
     watcher.close();
-    sentinelWatcher.close();
-    client.getKVClient().delete(sentinel); // best effort; the key is outside the registry anyway
   }
 
   static ByteSequence bytes(String s) {

@@ -145,7 +145,6 @@ final class BulkBench {
     try (Client c = RawEtcd.client(endpoints)) {
       Watch.Watcher w = RawEtcd.watchPrefix(c, prefix, (key, isPut) -> counter.add(1));
       try {
-        Wait.sleep(Duration.ofMillis(300)); // the watch is created asynchronously
         write(raw);
         Wait.until("the raw watcher to receive every update", LIMIT, () -> counter.count() >= plan.throughputEvents());
         return counter.perSecond();

@@ -11,6 +11,7 @@ import io.etcd.jetcd.watch.WatchEvent;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -56,16 +57,32 @@ final class RawEtcd {
 
   /**
    * Watches every key under {@code prefix} from now; {@code onEvent} gets (key, is-put) for each event, on
-   * jetcd's executor.
+   * jetcd's executor. Returns once etcd has acknowledged the watch: jetcd sends the create request
+   * asynchronously, and a write made before it arrives would never be seen by a watch "from now".
    */
   static Watch.Watcher watchPrefix(Client client, String prefix, BiConsumer<String, Boolean> onEvent) {
-    WatchOption option = WatchOption.builder().withRange(prefixEnd(prefix)).build();
-    return client.getWatchClient().watch(bytes(prefix), option, response -> {
+    WatchOption option = WatchOption.builder().withRange(prefixEnd(prefix)).withCreateNotify(true).build();
+    CountDownLatch created = new CountDownLatch(1);
+    Watch.Watcher w = client.getWatchClient().watch(bytes(prefix), option, response -> {
+      if (response.isCreatedNotify()) {
+        created.countDown();
+      }
       for (WatchEvent e : response.getEvents()) {
         onEvent.accept(e.getKeyValue().getKey().toString(StandardCharsets.UTF_8),
             e.getEventType() == WatchEvent.EventType.PUT);
       }
     });
+    try {
+      if (!created.await(30, TimeUnit.SECONDS)) {
+        w.close();
+        throw new BenchException("etcd did not acknowledge a watch on " + prefix + " within 30 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      w.close();
+      throw new BenchException("interrupted while waiting for a watch on " + prefix);
+    }
+    return w;
   }
 
   /**
