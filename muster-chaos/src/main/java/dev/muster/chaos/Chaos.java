@@ -11,8 +11,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@code muster chaos}: a schedule-driven checker (Jepsen's idea, at our scale). It starts private etcd processes,
@@ -69,24 +67,20 @@ public final class Chaos {
       return t;
     });
     ExecutorCompletionService<ScheduleRun.Result> done = new ExecutorCompletionService<>(pool);
-    long seed = config.seeds().isEmpty() ? config.seed() : 0;
-    for (int i = 0; i < config.count(); i++) {
-      long s = config.seeds().isEmpty() ? seed : config.seeds().get(i);
-      Schedule schedule = Schedule.generate(i, s, config.members(), config.steps());
-      String namespace = "c" + i + "-" + shortHex(s);
+    List<Long> seeds = config.scheduleSeeds();
+    for (int i = 0; i < seeds.size(); i++) {
+      Schedule schedule = Schedule.generate(i, seeds.get(i), config.members(), config.steps());
+      String namespace = "c" + i + "-" + shortHex(seeds.get(i));
       done.submit(() -> new ScheduleRun(schedule, namespace, oracle, faults, tally, config).run(urls));
-      seed = Schedule.next(seed);
     }
     List<ScheduleRun.Result> failures = new ArrayList<>();
-    AtomicInteger finished = new AtomicInteger();
     try {
-      for (int i = 0; i < config.count(); i++) {
-        Future<ScheduleRun.Result> f = done.take();
-        ScheduleRun.Result r = f.get();
+      for (int finished = 1; finished <= seeds.size(); finished++) {
+        ScheduleRun.Result r = done.take().get();
         if (r.diverged()) {
           failures.add(r);
         }
-        out.println(ChaosReport.progress(finished.incrementAndGet(), config.count(), r, failures.size(),
+        out.println(ChaosReport.progress(finished, seeds.size(), r, failures.size(),
             Duration.ofNanos(System.nanoTime() - start)));
       }
     } catch (InterruptedException e) {

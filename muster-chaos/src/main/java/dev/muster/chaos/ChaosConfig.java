@@ -3,6 +3,7 @@ package dev.muster.chaos;
 import dev.muster.InvalidInputException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -51,5 +52,17 @@ public record ChaosConfig(int schedules, long seed, List<Long> seeds, int steps,
   /** The number of schedules this configuration runs. */
   int count() {
     return seeds.isEmpty() ? schedules : seeds.size();
+  }
+
+  /** Each schedule's seed: the explicit ones, or {@code schedules} seeds following {@code seed}. */
+  List<Long> scheduleSeeds() {
+    if (!seeds.isEmpty()) {
+      return seeds;
+    }
+    List<Long> chain = new ArrayList<>(schedules);
+    for (long s = seed; chain.size() < schedules; s = Schedule.next(s)) {
+      chain.add(s);
+    }
+    return chain;
   }
 }

@@ -5,6 +5,7 @@ import dev.muster.testing.EtcdMember;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The faults that act on the etcd processes every schedule shares: SIGKILL and restart of a member, of the leader,
@@ -12,16 +13,19 @@ import java.util.List;
  * it and <em>joins</em> it (the cluster just went through a fault; a second one right behind it would only slow
  * every schedule down), so the cluster is restarted at most as often as one schedule asks.
  *
- * <p>Thread-safe: {@link #run} is serialized on this object; {@link #log()} copies under it.
+ * <p>Thread-safe. A fault holds {@code faultLock} from the kill to the healthy restart, including the asking
+ * schedule's writes meanwhile: that lock exists to make faults run one at a time, and only other faults wait on it.
+ * The log has its own monitor, never held across I/O.
  */
 final class ClusterFaults {
   private static final Duration HEAL = Duration.ofSeconds(60);
 
   private final EtcdCluster cluster;
   private final long startNanos = System.nanoTime();
-  private final List<String> log = new ArrayList<>();
+  private final ReentrantLock faultLock = new ReentrantLock();
+  private final List<String> log = new ArrayList<>(); // guarded by itself
   private volatile long generation;
-  private String lastFault = "";
+  private String lastFault = ""; // guarded by faultLock
 
   ClusterFaults(EtcdCluster cluster) {
     this.cluster = cluster;
@@ -66,26 +70,35 @@ final class ClusterFaults {
   }
 
   /** Every fault run so far: when (seconds since the run started), what, asked by whom. */
-  synchronized List<String> log() {
-    return List.copyOf(log);
+  List<String> log() {
+    synchronized (log) {
+      return List.copyOf(log);
+    }
   }
 
   private String run(String by, String what, Runnable fault) {
     long seen = generation;
-    synchronized (this) {
+    faultLock.lock();
+    try {
       if (generation != seen) {
         return "joined " + lastFault;
       }
       long at = System.nanoTime();
       try {
         fault.run();
+      } catch (RuntimeException e) {
+        cluster.bringBackAll(); // leave every member running for the next step, whatever went wrong
+        throw e;
       } finally {
-        cluster.bringBackAll(); // whatever happened, leave every member running for the next step
         lastFault = String.format("%s (at %.1f s, by %s)", what, (at - startNanos) / 1e9, by);
-        log.add(lastFault);
+        synchronized (log) {
+          log.add(lastFault);
+        }
         generation++;
       }
       return what;
+    } finally {
+      faultLock.unlock();
     }
   }
 }

@@ -57,7 +57,13 @@ final class QuietPoint {
 
   void check() {
     registrations.forEach(this::awaitRegistered);
-    watched.forEach(this::awaitCaughtUp);
+    Oracle.Snapshot service = null;
+    for (Watched w : watched) {
+      Oracle.Snapshot caughtUp = awaitCaughtUp(w);
+      if (w.prefix().equals(servicePrefix)) {
+        service = caughtUp;
+      }
+    }
     for (Watched w : watched) {
       List<String> breaches = w.log().breaches();
       if (!breaches.isEmpty()) {
@@ -69,7 +75,7 @@ final class QuietPoint {
       throw new Divergence(mismatches.get(0) + (mismatches.size() > 1 ? " (and " + (mismatches.size() - 1)
           + " more)" : ""));
     }
-    idsHeldOnce();
+    idsHeldOnce(service != null ? service : oracle.range(servicePrefix));
   }
 
   private void awaitRegistered(int n, Registration r) {
@@ -93,7 +99,8 @@ final class QuietPoint {
     }
   }
 
-  private void awaitCaughtUp(Watched w) {
+  /** Returns the range of etcd the cache was found equal to. */
+  private Oracle.Snapshot awaitCaughtUp(Watched w) {
     long deadline = System.nanoTime() + bound.toNanos();
     while (true) {
       Oracle.Snapshot now = oracle.range(w.prefix());
@@ -104,7 +111,7 @@ final class QuietPoint {
           throw new Divergence("cache " + w.name() + " at revision " + set.revision() + " is not etcd's state at"
               + " that revision: " + difference(set.asMap(), atOwn.get().instances()));
         }
-        return;
+        return now;
       }
       if (System.nanoTime() - deadline > 0) {
         throw new Divergence("cache " + w.name() + " (revision " + set.revision() + ", " + set.size() + " instances"
@@ -116,9 +123,9 @@ final class QuietPoint {
     }
   }
 
-  private void idsHeldOnce() {
+  private static void idsHeldOnce(Oracle.Snapshot service) {
     Map<String, List<String>> byId = new HashMap<>();
-    for (String key : oracle.range(servicePrefix).leases().keySet()) {
+    for (String key : service.leases().keySet()) {
       String id = key.substring(key.lastIndexOf('/') + 1);
       byId.computeIfAbsent(id, k -> new ArrayList<>()).add(key);
     }

@@ -15,6 +15,7 @@ import dev.muster.registry.RegistrationListener;
 import dev.muster.registry.RegistrationState;
 import dev.muster.registry.RegistryLayout;
 import dev.muster.testing.FaultProxy;
+import io.etcd.jetcd.KeyValue;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,9 +25,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -141,7 +144,7 @@ final class ScheduleRun {
   }
 
   private void close() {
-    List<java.util.concurrent.CompletableFuture<Void>> closing = new ArrayList<>();
+    List<CompletableFuture<Void>> closing = new ArrayList<>();
     registrations.values().forEach(r -> closing.add(r.closeAsync()));
     for (var f : closing) {
       try {
@@ -209,7 +212,7 @@ final class ScheduleRun {
   }
 
   /** A fault on the shared cluster; writes made afterwards when the survivors could not take them. */
-  private String global(Step s, java.util.function.Supplier<String> fault, String counter, boolean writesAfter) {
+  private String global(Step s, Supplier<String> fault, String counter, boolean writesAfter) {
     String what = fault.get();
     boolean joined = what.startsWith("joined");
     tally.add(joined ? "cluster faults joined" : counter);
@@ -406,7 +409,7 @@ final class ScheduleRun {
     if (holder != null) {
       target = holder.instance();
     } else {
-      Optional<io.etcd.jetcd.KeyValue> plainKey = oracle.get(key(n % Step.KEYS));
+      Optional<KeyValue> plainKey = oracle.get(key(n % Step.KEYS));
       if (plainKey.isEmpty()) {
         return "nothing holds r" + n + " or k" + (n % Step.KEYS);
       }
@@ -420,7 +423,7 @@ final class ScheduleRun {
       dup = registry.register(impostor, registrarConfig(Duration.ZERO).toBuilder()
           .startTimeout(Duration.ofSeconds(10)).build(), seen::add);
     } catch (DuplicateInstanceException e) {
-      Optional<io.etcd.jetcd.KeyValue> now = oracle.get(key);
+      Optional<KeyValue> now = oracle.get(key);
       if (now.isPresent() && decodes(key, now.get()).map(i -> i.port() == 9999).orElse(false)) {
         throw new Divergence("a refused duplicate of " + key + " overwrote the holder's value");
       }
@@ -467,7 +470,7 @@ final class ScheduleRun {
     }
   }
 
-  private Optional<Instance> decodes(String key, io.etcd.jetcd.KeyValue kv) {
+  private Optional<Instance> decodes(String key, KeyValue kv) {
     try {
       return Optional.of(InstanceCodec.decode(layout.parseKey(key), kv.getValue().getBytes()));
     } catch (MusterException e) {

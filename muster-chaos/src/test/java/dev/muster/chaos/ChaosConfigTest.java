@@ -31,6 +31,13 @@ class ChaosConfigTest {
         false, false);
 
     assertThat(c.count()).isEqualTo(3);
+    assertThat(c.scheduleSeeds()).containsExactly(5L, 6L, 7L);
     assertThat(config(17, 20, 1, 4, Duration.ofSeconds(60)).count()).isEqualTo(17);
+  }
+
+  @Test
+  void withoutExplicitSeedsEachScheduleSeedFollowsTheOneBefore() {
+    assertThat(config(3, 20, 1, 4, Duration.ofSeconds(60)).scheduleSeeds())
+        .containsExactly(1L, Schedule.next(1), Schedule.next(Schedule.next(1)));
   }
 }

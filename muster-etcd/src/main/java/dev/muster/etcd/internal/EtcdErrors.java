@@ -30,19 +30,10 @@ final class EtcdErrors {
 
   static Kind classify(Throwable t) {
     Throwable e = unwrap(t);
-    if (e instanceof TimeoutException || e instanceof CancellationException) {
+    if (e instanceof TimeoutException || e instanceof CancellationException || e instanceof java.io.IOException) {
       return Kind.UNAVAILABLE;
     }
-    Status.Code code = null;
-    if (e instanceof EtcdException ee) {
-      code = toGrpc(ee.getErrorCode());
-    } else if (e instanceof StatusRuntimeException sre) {
-      code = sre.getStatus().getCode();
-    } else if (e instanceof StatusException se) {
-      code = se.getStatus().getCode();
-    } else if (e instanceof java.io.IOException) {
-      return Kind.UNAVAILABLE;
-    }
+    Status.Code code = code(e);
     if (code == null) {
       return Kind.OTHER;
     }
@@ -61,14 +52,22 @@ final class EtcdErrors {
    */
   static Kind classifyWatch(Throwable t) {
     Throwable e = unwrap(t);
-    Status.Code code = e instanceof EtcdException ee ? toGrpc(ee.getErrorCode())
-        : e instanceof StatusRuntimeException sre ? sre.getStatus().getCode()
-        : e instanceof StatusException se ? se.getStatus().getCode() : null;
-    if (code == Status.Code.CANCELLED) {
+    if (code(e) == Status.Code.CANCELLED) {
       return Kind.OTHER;
     }
-    Kind kind = classify(e);
-    return kind == Kind.UNAVAILABLE ? Kind.UNAVAILABLE : Kind.OTHER;
+    return classify(e) == Kind.UNAVAILABLE ? Kind.UNAVAILABLE : Kind.OTHER;
+  }
+
+  /** The gRPC status code a failure carries, or null when it carries none. */
+  private static Status.Code code(Throwable e) {
+    if (e instanceof EtcdException ee) {
+      return toGrpc(ee.getErrorCode());
+    } else if (e instanceof StatusRuntimeException sre) {
+      return sre.getStatus().getCode();
+    } else if (e instanceof StatusException se) {
+      return se.getStatus().getCode();
+    }
+    return null;
   }
 
   /** A short description of the failure for events and messages. */

@@ -474,29 +474,26 @@ public final class EtcdRegistrar implements Registration {
    */
   private void finishClose() {
     cancelPending();
-    long lease = leaseId;
-    long giveUpAt = System.nanoTime() + config.requestTimeout().multipliedBy(2).toNanos();
-    int attempt = 0;
-    while (true) {
-      Client client = connection.client();
-      try {
-        long revision = EtcdOps.revoke(client, lease, config.requestTimeout());
-        emit(Type.REVOKED, lease, revision, attempt == 0 ? "" : "after " + attempt + " failed attempt(s)");
-        break;
-      } catch (RuntimeException re) {
-        EtcdCallException e = re instanceof EtcdCallException ce ? ce
-            : new EtcdCallException("revoke lease " + Long.toHexString(lease), re);
-        if (e.kind() == Kind.UNAVAILABLE && System.nanoTime() - giveUpAt < 0 && !Thread.currentThread()
-            .isInterrupted()) {
-          if (++attempt >= RESET_AFTER_FAILURES) {
-            connection.reset(client);
-          }
-          pause(backoff.delay(attempt - 1));
-          continue;
+    revoke(leaseId, 0, System.nanoTime() + config.requestTimeout().multipliedBy(2).toNanos());
+  }
+
+  /** One revoke attempt; a retry is scheduled on the loop (with the backoff), never slept for. */
+  private void revoke(long lease, int attempt, long giveUpAtNanos) {
+    Client client = connection.client();
+    try {
+      long revision = EtcdOps.revoke(client, lease, config.requestTimeout());
+      emit(Type.REVOKED, lease, revision, attempt == 0 ? "" : "after " + attempt + " failed attempt(s)");
+    } catch (RuntimeException re) {
+      EtcdCallException e = re instanceof EtcdCallException ce ? ce
+          : new EtcdCallException("revoke lease " + Long.toHexString(lease), re);
+      if (e.kind() == Kind.UNAVAILABLE && System.nanoTime() - giveUpAtNanos < 0) {
+        if (attempt + 1 >= RESET_AFTER_FAILURES) {
+          connection.reset(client);
         }
-        reportRevokeFailure(lease, e);
-        break;
+        schedule(() -> revoke(lease, attempt + 1, giveUpAtNanos), backoff.delay(attempt));
+        return;
       }
+      reportRevokeFailure(lease, e);
     }
     state = RegistrationState.CLOSED;
     closed.complete(null);
@@ -613,15 +610,6 @@ public final class EtcdRegistrar implements Registration {
 
   private String endpoints() {
     return connection.config().endpoints().toString();
-  }
-
-  /** Sleeps on the loop thread while closing; an interrupt (JVM shutdown) ends the wait and is kept. */
-  private static void pause(Duration d) {
-    try {
-      Thread.sleep(Math.max(1, d.toMillis()));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 
   private static void sleep(Duration d) {
