@@ -8,7 +8,7 @@ import java.util.Objects;
  * message names the key, the holder's lease id (in hex, as {@code etcdctl lease timetolive} takes it) and its
  * remaining TTL, and says what to do.
  *
- * <p>Code {@link ErrorCode#DUPLICATE_INSTANCE} (exit status 3).
+ * <p>Code {@link ErrorCode#DUPLICATE_INSTANCE}.
  */
 public class DuplicateInstanceException extends MusterException {
   private final String key;
@@ -47,6 +47,6 @@ public class DuplicateInstanceException extends MusterException {
     Objects.requireNonNull(ttl, "holderTtl");
     String left = ttl.isNegative() ? "expiring now" : Messages.duration(ttl) + " left";
     return "instance key " + Messages.quote(key) + " is already registered under lease " + Long.toHexString(lease)
-        + " (" + left + "): choose another --id, or stop the other provider and retry after its lease expires";
+        + " (" + left + "): choose another instance id, or stop the other provider and retry after its lease expires";
   }
 }

@@ -8,7 +8,7 @@ import java.util.Objects;
  * {@code service "Orders_API" is invalid: use 1-63 characters of a-z, 0-9 and '-', starting and ending with a
  * letter or digit}.
  *
- * <p>Code {@link ErrorCode#INVALID_INPUT} (exit status 2).
+ * <p>Code {@link ErrorCode#INVALID_INPUT}.
  */
 public class InvalidInputException extends MusterException {
   private final String field;

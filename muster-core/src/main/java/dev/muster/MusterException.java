@@ -7,8 +7,8 @@ import java.util.Objects;
  * {@link #code()} (or on the subclass), never on the message text.
  *
  * <p>The message is always a single line that says what was wrong and, where there is something to do, what to
- * do: line breaks in the text given to the constructor are folded into spaces so that the command line can print
- * it to stderr as one line.
+ * do, in the terms of the library's own API and configuration (a command line adds its own flags and exit codes):
+ * line breaks in the text given to the constructor are folded into spaces so that it prints as one line.
  */
 public class MusterException extends RuntimeException {
   private final ErrorCode code;
@@ -22,7 +22,7 @@ public class MusterException extends RuntimeException {
     this.code = Objects.requireNonNull(code, "code");
   }
 
-  /** What kind of failure this is; {@code code().exitCode()} is the command line's exit status. */
+  /** What kind of failure this is. */
   public final ErrorCode code() {
     return code;
   }

@@ -8,15 +8,6 @@ import org.junit.jupiter.api.Test;
 class ErrorModelTest {
 
   @Test
-  void errorCodesMapToTheExitCodesOfTheCommandLine() {
-    assertThat(ErrorCode.INVALID_INPUT.exitCode()).isEqualTo(2);
-    assertThat(ErrorCode.DUPLICATE_INSTANCE.exitCode()).isEqualTo(3);
-    assertThat(ErrorCode.REGISTRY_UNAVAILABLE.exitCode()).isEqualTo(4);
-    assertThat(ErrorCode.LEASE_LOST.exitCode()).isEqualTo(1);
-    assertThat(ErrorCode.INTERNAL.exitCode()).isEqualTo(1);
-  }
-
-  @Test
   void invalidInputNamesTheFieldTheValueAndWhatIsAllowed() {
     InvalidInputException e = new InvalidInputException("service", "Orders_API", "use lower case");
 
@@ -64,12 +55,13 @@ class ErrorModelTest {
         .contains("/muster/default/orders/v1/h-8080-abcdef")
         .contains("694d7b1b8ee0e54b")
         .contains("12s left")
-        .contains("choose another --id")
+        .contains("choose another instance id")
+        .doesNotContain("--")
         .contains("stop the other provider");
     assertThat(e.key()).isEqualTo("/muster/default/orders/v1/h-8080-abcdef");
     assertThat(e.holderLease()).isEqualTo(0x694d7b1b8ee0e54bL);
     assertThat(e.holderTtl()).isEqualTo(Duration.ofSeconds(12));
-    assertThat(e.code().exitCode()).isEqualTo(3);
+    assertThat(e.code()).isEqualTo(ErrorCode.DUPLICATE_INSTANCE);
   }
 
   @Test

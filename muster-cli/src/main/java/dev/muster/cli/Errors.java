@@ -1,14 +1,21 @@
 package dev.muster.cli;
 
+import dev.muster.ErrorCode;
 import dev.muster.MusterException;
 import dev.muster.testing.EtcdLaunchException;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 
-/** Turns bad usage and failures into one line on stderr and an exit code (SPEC §7). */
+/**
+ * Turns bad usage and failures into one line on stderr and an exit code (SPEC §7: 0 ok, 2 bad usage or input,
+ * 3 duplicate instance id, 4 registry unreachable, 1 anything else). The library's messages speak of its own
+ * configuration; this is where the command line adds what to do in its own words (flags, {@code ./muster etcd}).
+ */
 final class Errors {
   static final int USAGE = 2;
   static final int FAILURE = 1;
+  static final int DUPLICATE = 3;
+  static final int UNREACHABLE = 4;
 
   private Errors() {}
 
@@ -27,8 +34,8 @@ final class Errors {
     int code = FAILURE;
     String message;
     if (e instanceof MusterException me) {
-      code = me.code().exitCode();
-      message = me.getMessage();
+      code = exitCode(me.code());
+      message = me.getMessage() + advice(me.code());
     } else if (e instanceof UsageException ue) {
       code = USAGE;
       message = ue.getMessage();
@@ -43,6 +50,25 @@ final class Errors {
       e.printStackTrace(cmd.getErr());
     }
     return code;
+  }
+
+  /** The command line's exit status for a library error. */
+  static int exitCode(ErrorCode code) {
+    return switch (code) {
+      case INVALID_INPUT -> USAGE;
+      case DUPLICATE_INSTANCE -> DUPLICATE;
+      case REGISTRY_UNAVAILABLE -> UNREACHABLE;
+      case NO_ENDPOINT, LEASE_LOST, INTERNAL -> FAILURE;
+    };
+  }
+
+  /** What a command-line user can do about a library error, in the command line's terms; empty if nothing. */
+  static String advice(ErrorCode code) {
+    return switch (code) {
+      case REGISTRY_UNAVAILABLE -> " (start etcd with ./muster etcd, or check --endpoints / MUSTER_ENDPOINTS)";
+      case DUPLICATE_INSTANCE -> " (--id sets the instance id)";
+      default -> "";
+    };
   }
 
   /** A value that parsed but makes no sense (e.g. {@code --members 2}); exit 2. */

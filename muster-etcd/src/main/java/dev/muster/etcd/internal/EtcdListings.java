@@ -28,7 +28,7 @@ public final class EtcdListings {
       response = EtcdOps.getPrefix(connection.client(), prefix, connection.config().requestTimeout());
     } catch (EtcdOps.EtcdCallException e) {
       throw new RegistryUnavailableException("etcd at " + connection.config().endpoints() + " did not answer ("
-          + e.getMessage() + "): start etcd (./muster etcd) or check --endpoints", e);
+          + e.getMessage() + "): check that etcd runs there and that EtcdConfig's endpoints name it", e);
     }
     List<Instance> instances = new ArrayList<>();
     List<RegistryListing.Problem> problems = new ArrayList<>();
