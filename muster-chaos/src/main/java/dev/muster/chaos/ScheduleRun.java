@@ -6,6 +6,7 @@ import dev.muster.cache.CacheConfig;
 import dev.muster.cache.EndpointCache;
 import dev.muster.etcd.EtcdConfig;
 import dev.muster.etcd.EtcdRegistry;
+import dev.muster.etcd.internal.NegativeControls;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
 import dev.muster.registry.RegistrarConfig;
@@ -129,14 +130,13 @@ final class ScheduleRun {
     return CacheConfig.builder(SERVICE).namespace(namespace).pageSize(3)
         .progressInterval(Duration.ofSeconds(1)).progressTimeout(Duration.ofSeconds(1))
         .backoff(Duration.ofMillis(50), Duration.ofSeconds(1)).probe(Duration.ofMillis(100), Duration.ofMillis(200))
-        .requestTimeout(Duration.ofSeconds(3))
-        .resumePolicy(config.negativeControl() ? CacheConfig.ResumePolicy.FROM_NOW_NEGATIVE_CONTROL
-            : CacheConfig.ResumePolicy.FROM_LAST_REVISION);
+        .requestTimeout(Duration.ofSeconds(3));
   }
 
   private void watch(String name, String watchedPrefix, CacheConfig cacheConfig) {
     PublicationLog log = new PublicationLog(name, p -> checker.check(name, watchedPrefix, p));
-    watched.add(new QuietPoint.Watched(name, watchedPrefix, registry.watch(cacheConfig, log), log));
+    watched.add(new QuietPoint.Watched(name, watchedPrefix, config.negativeControl()
+        ? NegativeControls.watchFromNow(registry, cacheConfig, log) : registry.watch(cacheConfig, log), log));
   }
 
   private List<EndpointCache> caches() {

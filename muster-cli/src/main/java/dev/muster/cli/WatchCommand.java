@@ -9,6 +9,7 @@ import dev.muster.cache.EndpointDelta;
 import dev.muster.cache.EndpointListener;
 import dev.muster.cache.EndpointSet;
 import dev.muster.etcd.EtcdRegistry;
+import dev.muster.etcd.internal.NegativeControls;
 import dev.muster.registry.Instance;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -77,9 +78,6 @@ final class WatchCommand implements Callable<Integer> {
     if (massRemovalPercent != 0) {
       config.massRemovalGuard(massRemovalPercent, Duration.ofSeconds(30));
     }
-    if (resumeFromNow) {
-      config.resumePolicy(CacheConfig.ResumePolicy.FROM_NOW_NEGATIVE_CONTROL);
-    }
     CacheConfig cacheConfig = config.build();
     PrintWriter out = spec.commandLine().getOut();
     EtcdRegistry registry = EtcdRegistry.connect(common.etcdConfig());
@@ -89,7 +87,8 @@ final class WatchCommand implements Callable<Integer> {
       stopped.countDown();
     }, "muster-watch-stop");
     Runtime.getRuntime().addShutdownHook(stopper);
-    EndpointCache cache = registry.watch(cacheConfig, new Printer(out));
+    EndpointCache cache = resumeFromNow ? NegativeControls.watchFromNow(registry, cacheConfig, new Printer(out))
+        : registry.watch(cacheConfig, new Printer(out));
     if (!cache.awaitReady(startTimeout)) {
       Runtime.getRuntime().removeShutdownHook(stopper);
       registry.close();

@@ -30,8 +30,6 @@ import java.util.Objects;
  * @param massRemovalPercent hold the last good set when one change would remove more than this share of it;
  *     0 disables (default 0)
  * @param massRemovalHold how long to hold before publishing the removal anyway (default 30 s)
- * @param resumePolicy how to resume after a break ({@link ResumePolicy#FROM_LAST_REVISION}); the other value is the
- *     lab's negative control
  */
 public record CacheConfig(
     String namespace,
@@ -49,16 +47,7 @@ public record CacheConfig(
     Path snapshotFile,
     Duration snapshotDebounce,
     int massRemovalPercent,
-    Duration massRemovalHold,
-    ResumePolicy resumePolicy) {
-
-  /** Where a broken watch resumes. */
-  public enum ResumePolicy {
-    /** At the checkpoint ({@code last}), or a full resync when that is compacted: never misses an event. */
-    FROM_LAST_REVISION,
-    /** Negative control (lab consumer C): from "now", never re-ranging; misses whatever happened meanwhile. */
-    FROM_NOW_NEGATIVE_CONTROL
-  }
+    Duration massRemovalHold) {
 
   public CacheConfig {
     Names.requireValid("namespace", namespace);
@@ -85,7 +74,6 @@ public record CacheConfig(
       throw new InvalidInputException("massRemovalPercent", massRemovalPercent, "use 0 (off) to 100");
     }
     positive("massRemovalHold", massRemovalHold);
-    Objects.requireNonNull(resumePolicy, "resumePolicy");
   }
 
   private static void positive(String field, Duration d) {
@@ -124,7 +112,6 @@ public record CacheConfig(
     b.snapshotDebounce = snapshotDebounce;
     b.massRemovalPercent = massRemovalPercent;
     b.massRemovalHold = massRemovalHold;
-    b.resumePolicy = resumePolicy;
     return b;
   }
 
@@ -146,7 +133,6 @@ public record CacheConfig(
     private Duration snapshotDebounce = Duration.ofSeconds(1);
     private int massRemovalPercent;
     private Duration massRemovalHold = Duration.ofSeconds(30);
-    private ResumePolicy resumePolicy = ResumePolicy.FROM_LAST_REVISION;
 
     private Builder(String service) {
       this.service = service;
@@ -215,15 +201,10 @@ public record CacheConfig(
       return this;
     }
 
-    public Builder resumePolicy(ResumePolicy policy) {
-      this.resumePolicy = policy;
-      return this;
-    }
-
     public CacheConfig build() {
       return new CacheConfig(namespace, service, version, pageSize, progressInterval, progressTimeout, backoffBase,
           backoffCap, healthyReset, probeInterval, probeJitter, requestTimeout, snapshotFile, snapshotDebounce,
-          massRemovalPercent, massRemovalHold, resumePolicy);
+          massRemovalPercent, massRemovalHold);
     }
   }
 }

@@ -75,6 +75,17 @@ public final class CacheDriver {
   /** Where the driver is. */
   public enum State { NEW, SYNCING, WATCHING, BROKEN, CLOSED }
 
+  /**
+   * Where a broken watch resumes. Not a setting of {@link CacheConfig}: production caches always resume at the
+   * checkpoint; only the lab's negative control (consumer C) asks for the lossy rule, through an internal hook.
+   */
+  public enum ResumeRule {
+    /** At the checkpoint ({@code last}), or a full resync when that is compacted: never misses an event. */
+    AT_CHECKPOINT,
+    /** Negative control (lab consumer C): from "now", never re-ranging; misses whatever happened meanwhile. */
+    FROM_NOW_NEGATIVE_CONTROL
+  }
+
   /** A consistent read of the whole prefix. */
   public record Range(long revision, long clusterId, List<CacheRecord> records) {}
 
@@ -156,6 +167,7 @@ public final class CacheDriver {
   }
 
   private final CacheConfig config;
+  private final ResumeRule rule;
   private final EndpointView view;
   private final Io io;
   private final Timer timer;
@@ -198,9 +210,10 @@ public final class CacheDriver {
   private long openedAtNanos;
   private volatile long resyncs;
 
-  public CacheDriver(CacheConfig config, EndpointView view, Io io, Timer timer, Clock clock, LongSupplier nanoTime,
-      Backoff backoff, Publisher publisher, SnapshotStore store) {
+  public CacheDriver(CacheConfig config, ResumeRule rule, EndpointView view, Io io, Timer timer, Clock clock,
+      LongSupplier nanoTime, Backoff backoff, Publisher publisher, SnapshotStore store) {
     this.config = Objects.requireNonNull(config, "config");
+    this.rule = Objects.requireNonNull(rule, "rule");
     this.view = Objects.requireNonNull(view, "view");
     this.io = Objects.requireNonNull(io, "io");
     this.timer = Objects.requireNonNull(timer, "timer");
@@ -327,7 +340,7 @@ public final class CacheDriver {
     }
     if (error == StreamError.COMPACTED) {
       closeStream();
-      if (config.resumePolicy() == CacheConfig.ResumePolicy.FROM_NOW_NEGATIVE_CONTROL) {
+      if (rule == ResumeRule.FROM_NOW_NEGATIVE_CONTROL) {
         openWatch(0);
       } else {
         resync("the watch from revision " + view.revision() + " was compacted (compact revision " + compactRevision
@@ -393,7 +406,7 @@ public final class CacheDriver {
 
   private void resync(String reason) {
     closeStream();
-    if (config.resumePolicy() == CacheConfig.ResumePolicy.FROM_NOW_NEGATIVE_CONTROL && everPublished) {
+    if (rule == ResumeRule.FROM_NOW_NEGATIVE_CONTROL && everPublished) {
       openWatch(0);
       return;
     }
@@ -446,7 +459,7 @@ public final class CacheDriver {
     if (view.revision() == 0 || resyncOnRetry) {
       resyncOnRetry = false;
       sync("reconnect"); // never synced (or only the disk snapshot), or cancelled by etcd: a full range, replacing
-    } else if (config.resumePolicy() == CacheConfig.ResumePolicy.FROM_NOW_NEGATIVE_CONTROL) {
+    } else if (rule == ResumeRule.FROM_NOW_NEGATIVE_CONTROL) {
       openWatch(0); // the negative control: deliberately lossy
     } else {
       openWatch(view.revision()); // at last, not last + 1: see "Where a watch starts" above

@@ -877,7 +877,7 @@ class CacheDriverTest {
   class FromNowNegativeControl {
     @Test
     void resumesFromNowWithoutARangeAndSoMissesADeleteMadeDuringTheBreak() {
-      use(config().resumePolicy(CacheConfig.ResumePolicy.FROM_NOW_NEGATIVE_CONTROL).build());
+      h = new DriverHarness(config().build(), CacheDriver.ResumeRule.FROM_NOW_NEGATIVE_CONTROL, SnapshotStore.NONE);
       startWatchingAt10();
       h.driver.onError(h.stream(), UNAVAILABLE, 0, "etcd unavailable");
       // Meanwhile b is deleted at revision 12; a watch from "now" never hears of it.
@@ -895,7 +895,7 @@ class CacheDriverTest {
 
     @Test
     void evenACompactionOnlyReopensFromNow() {
-      use(config().resumePolicy(CacheConfig.ResumePolicy.FROM_NOW_NEGATIVE_CONTROL).build());
+      h = new DriverHarness(config().build(), CacheDriver.ResumeRule.FROM_NOW_NEGATIVE_CONTROL, SnapshotStore.NONE);
       startWatchingAt10();
       int mark = h.mark();
 

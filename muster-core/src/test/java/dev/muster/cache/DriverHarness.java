@@ -34,10 +34,14 @@ final class DriverHarness {
   }
 
   DriverHarness(CacheConfig config, SnapshotStore store) {
+    this(config, CacheDriver.ResumeRule.AT_CHECKPOINT, store);
+  }
+
+  DriverHarness(CacheConfig config, CacheDriver.ResumeRule rule, SnapshotStore store) {
     this.config = config;
     Backoff backoff = new Backoff(config.backoffBase(), config.backoffCap(), new Random(SEED));
     this.twin = new Backoff(config.backoffBase(), config.backoffCap(), twinRandom);
-    this.driver = new CacheDriver(config, view, io, timer, timer.clock(), timer::nanoTime, backoff, publisher,
+    this.driver = new CacheDriver(config, rule, view, io, timer, timer.clock(), timer::nanoTime, backoff, publisher,
         store);
   }
 

@@ -4,11 +4,13 @@ import dev.muster.MusterException;
 import dev.muster.RegistryUnavailableException;
 import dev.muster.cache.CacheConfig;
 import dev.muster.cache.EndpointCache;
+import dev.muster.cache.CacheDriver;
 import dev.muster.cache.EndpointListener;
 import dev.muster.etcd.internal.EtcdConnection;
 import dev.muster.etcd.internal.EtcdEndpointCache;
 import dev.muster.etcd.internal.EtcdListings;
 import dev.muster.etcd.internal.EtcdRegistrar;
+import dev.muster.etcd.internal.NegativeControls;
 import dev.muster.registry.Instance;
 import dev.muster.registry.RegistrarConfig;
 import dev.muster.registry.Registration;
@@ -43,6 +45,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * connection.
  */
 public final class EtcdRegistry implements AutoCloseable {
+  static {
+    NegativeControls.install((registry, config, listeners) ->
+        registry.watch(config, CacheDriver.ResumeRule.FROM_NOW_NEGATIVE_CONTROL, listeners));
+  }
+
   private final EtcdConnection connection;
   private final Clock clock;
   private final List<Registration> registrations = new CopyOnWriteArrayList<>();
@@ -100,7 +107,12 @@ public final class EtcdRegistry implements AutoCloseable {
    * waits for the first set. Closing the registry closes the cache.
    */
   public EndpointCache watch(CacheConfig config, EndpointListener... listeners) {
-    EndpointCache cache = EtcdEndpointCache.start(connection, config, clock, List.of(listeners));
+    return watch(config, CacheDriver.ResumeRule.AT_CHECKPOINT, List.of(listeners));
+  }
+
+  private EndpointCache watch(CacheConfig config, CacheDriver.ResumeRule rule, List<EndpointListener> listeners) {
+    EndpointCache cache = EtcdEndpointCache.start(connection, Objects.requireNonNull(config, "config"), rule, clock,
+        listeners);
     caches.add(cache);
     return cache;
   }

@@ -86,7 +86,7 @@ public final class EtcdEndpointCache implements EndpointCache {
   private volatile boolean closed;
   private volatile long malformed;
 
-  private EtcdEndpointCache(EtcdConnection connection, CacheConfig config, Clock clock) {
+  private EtcdEndpointCache(EtcdConnection connection, CacheConfig config, CacheDriver.ResumeRule rule, Clock clock) {
     this.connection = connection;
     this.config = config;
     var layout = connection.config().layout();
@@ -98,15 +98,15 @@ public final class EtcdEndpointCache implements EndpointCache {
     SnapshotStore store = config.snapshotFile() == null ? SnapshotStore.NONE
         : new FileSnapshotStore(config.snapshotFile());
     this.view = new EndpointView(layout, prefix);
-    this.driver = new CacheDriver(config, view, new JetcdIo(), this::schedule, clock,
+    this.driver = new CacheDriver(config, rule, view, new JetcdIo(), this::schedule, clock,
         System::nanoTime, new Backoff(config.backoffBase(), config.backoffCap(), new SecureRandom()),
         new Notifier(), store);
   }
 
   /** Creates the cache and starts it: the first range runs on the cache's thread right away. */
-  public static EtcdEndpointCache start(EtcdConnection connection, CacheConfig config, Clock clock,
-      List<EndpointListener> listeners) {
-    EtcdEndpointCache cache = new EtcdEndpointCache(connection, config, clock);
+  public static EtcdEndpointCache start(EtcdConnection connection, CacheConfig config, CacheDriver.ResumeRule rule,
+      Clock clock, List<EndpointListener> listeners) {
+    EtcdEndpointCache cache = new EtcdEndpointCache(connection, config, rule, clock);
     listeners.forEach(cache.listeners::add);
     cache.loop.execute(cache.driver::start);
     return cache;
