@@ -2,7 +2,7 @@ package dev.muster.bench;
 
 import dev.muster.cache.CacheRecord;
 import dev.muster.cache.EndpointDelta;
-import dev.muster.cache.EndpointView;
+import dev.muster.cache.RevisionApplier;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
 import dev.muster.registry.RegistryLayout;
@@ -20,7 +20,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * Measures {@link EndpointView#apply} of one revision to a view already holding {@code size} instances, in ns/op:
+ * Measures {@link RevisionApplier#apply} of one revision to a view already holding {@code size} instances, in ns/op:
  * {@link #onePut} is a revision with one PUT that changes one instance, {@link #transactionOf100} a revision
  * with 100 PUTs (one etcd transaction) that each change a different instance.
  *
@@ -35,7 +35,7 @@ import org.openjdk.jmh.annotations.State;
  * against copied the whole map for every revision, and {@link #onePut} allocated about 16 KB at 100 and 397 KB at
  * 10,000.
  *
- * <p>How: the view is filled once per trial with {@link EndpointView#replace} (not measured). Each call then
+ * <p>How: the view is filled once per trial with {@link RevisionApplier#replace} (not measured). Each call then
  * applies the next revision of a counter kept in the state, so no call is skipped as a replay, and each PUT
  * alternates its instance's weight between 100 and 50, so every event is a real change and the delta is never
  * empty. Instances are changed round robin, so one transaction never touches a key twice. Each op includes what
@@ -54,7 +54,7 @@ public class ApplyBenchmark {
   @Param({"100", "10000"})
   int size;
 
-  private EndpointView view;
+  private RevisionApplier view;
   private String[] keys;
   private byte[][] originalValues;
   private byte[][] changedValues;
@@ -81,7 +81,7 @@ public class ApplyBenchmark {
       changedValues[i] = InstanceCodec.encode(instance.weight(CHANGED_WEIGHT));
       snapshot.add(CacheRecord.put(keys[i], originalValues[i], revision));
     }
-    view = new EndpointView(LAYOUT, LAYOUT.servicePrefix(Instance.DEFAULT_NAMESPACE, SpecExample.SERVICE));
+    view = new RevisionApplier(LAYOUT, LAYOUT.servicePrefix(Instance.DEFAULT_NAMESPACE, SpecExample.SERVICE));
     view.replace(revision, snapshot, EndpointDelta.Kind.SNAPSHOT);
     if (view.current().size() != size) {
       throw new IllegalStateException("the view holds " + view.current().size() + " instances, not " + size);
@@ -89,13 +89,13 @@ public class ApplyBenchmark {
   }
 
   @Benchmark
-  public EndpointView.Publication onePut() {
+  public RevisionApplier.Publication onePut() {
     long r = ++revision;
     return view.apply(r, List.of(nextChange(r))).orElseThrow();
   }
 
   @Benchmark
-  public EndpointView.Publication transactionOf100() {
+  public RevisionApplier.Publication transactionOf100() {
     long r = ++revision;
     List<CacheRecord> events = new ArrayList<>(TRANSACTION_EVENTS);
     for (int i = 0; i < TRANSACTION_EVENTS; i++) {

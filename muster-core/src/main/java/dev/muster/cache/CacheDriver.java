@@ -1,7 +1,7 @@
 package dev.muster.cache;
 
 import dev.muster.Backoff;
-import dev.muster.cache.EndpointView.Publication;
+import dev.muster.cache.RevisionApplier.Publication;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * <h2>Where a watch starts: at the checkpoint, never after it</h2>
- * Every watch this class opens starts at {@code last}, the revision the view already holds: at R after a range at R
+ * Every watch this class opens starts at {@code last}, the revision the applier already holds: at R after a range at R
  * (the first one and every resync), at {@code last} after a break, a stall or a retry. Not at {@code last + 1},
  * the textbook choice, because etcd 3.4.23 loses events there: a compaction at C removes the DELETE tombstones at
  * C from its backend, yet a watch that starts at exactly C is accepted (C is not below the compaction revision)
@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>C &le; last. Compaction only touches revisions &le; C; every event the cache still needs has a revision
  *       &gt; last &ge; C, so etcd still holds all of them. Revision {@code last} itself may come back whole, in part
- *       or not at all; the view ignores every revision &le; its own.
+ *       or not at all; the applier ignores every revision &le; its own.
  *   <li>C &gt; last. The start is below the compaction revision: etcd answers "compacted" and the driver resyncs
  *       (full range, replace).
  * </ul>
@@ -50,12 +50,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Other rules that make "never silently misses an event" true:
  * <ul>
- *   <li>The checkpoint is the {@link EndpointView}'s revision: it moves only when a whole revision is applied or a
+ *   <li>The checkpoint is the {@link RevisionApplier}'s revision: it moves only when a whole revision is applied or a
  *       snapshot installed. A progress notification proves the stream is alive but never moves it (etcd 3.4.23 can
  *       send a progress revision ahead of events not yet delivered, etcd issue 15220).
  *   <li>Every watch is opened by this class; each has a stream number, and anything from an older stream is ignored
  *       — so a client library that resumes a broken stream on its own (jetcd does, from {@code max(last, header)})
- *       can never feed events into the view.
+ *       can never feed events into the applier.
  *   <li>Reconnects follow {@link Backoff} (full jitter), not the transport's. The connection is shared with other
  *       caches and registrations, so from the second failed attempt on it is replaced only when the connection
  *       itself is in doubt (the last failure was {@link StreamError#UNAVAILABLE}, a range that could not reach
@@ -168,7 +168,7 @@ public final class CacheDriver {
 
   private final CacheConfig config;
   private final ResumeRule rule;
-  private final EndpointView view;
+  private final RevisionApplier applier;
   private final Io io;
   private final Timer timer;
   private final Clock clock;
@@ -210,11 +210,11 @@ public final class CacheDriver {
   private long openedAtNanos;
   private volatile long resyncs;
 
-  public CacheDriver(CacheConfig config, ResumeRule rule, EndpointView view, Io io, Timer timer, Clock clock,
+  public CacheDriver(CacheConfig config, ResumeRule rule, RevisionApplier applier, Io io, Timer timer, Clock clock,
       LongSupplier nanoTime, Backoff backoff, Publisher publisher, SnapshotStore store) {
     this.config = Objects.requireNonNull(config, "config");
     this.rule = Objects.requireNonNull(rule, "rule");
-    this.view = Objects.requireNonNull(view, "view");
+    this.applier = Objects.requireNonNull(applier, "applier");
     this.io = Objects.requireNonNull(io, "io");
     this.timer = Objects.requireNonNull(timer, "timer");
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -315,7 +315,7 @@ public final class CacheDriver {
       }
       Optional<Publication> applied;
       try {
-        applied = view.apply(revision, batch);
+        applied = applier.apply(revision, batch);
       } catch (InvalidEventException e) {
         resync("untrusted event: " + e.getMessage());
         return;
@@ -343,7 +343,7 @@ public final class CacheDriver {
       if (rule == ResumeRule.FROM_NOW_NEGATIVE_CONTROL) {
         openWatch(0);
       } else {
-        resync("the watch from revision " + view.revision() + " was compacted (compact revision " + compactRevision
+        resync("the watch from revision " + applier.revision() + " was compacted (compact revision " + compactRevision
             + ")");
       }
       return;
@@ -389,9 +389,9 @@ public final class CacheDriver {
     EndpointDelta.Kind kind = first ? EndpointDelta.Kind.SNAPSHOT : EndpointDelta.Kind.RESYNC;
     EndpointSet set;
     try {
-      set = view.replace(range.revision(), range.records(), kind).set();
+      set = applier.replace(range.revision(), range.records(), kind).set();
     } catch (InvalidEventException e) {
-      broken("range returned an untrusted record: " + e.getMessage()); // the view is untouched; retry later
+      broken("range returned an untrusted record: " + e.getMessage()); // the applier is untouched; retry later
       return;
     }
     clusterId = range.clusterId();
@@ -456,13 +456,13 @@ public final class CacheDriver {
       io.resetConnection(); // shared with other caches and registrations: only when the connection itself failed
     }
     connectionInDoubt = false;
-    if (view.revision() == 0 || resyncOnRetry) {
+    if (applier.revision() == 0 || resyncOnRetry) {
       resyncOnRetry = false;
       sync("reconnect"); // never synced (or only the disk snapshot), or cancelled by etcd: a full range, replacing
     } else if (rule == ResumeRule.FROM_NOW_NEGATIVE_CONTROL) {
       openWatch(0); // the negative control: deliberately lossy
     } else {
-      openWatch(view.revision()); // at last, not last + 1: see "Where a watch starts" above
+      openWatch(applier.revision()); // at last, not last + 1: see "Where a watch starts" above
     }
   }
 
@@ -541,8 +541,8 @@ public final class CacheDriver {
       resync("cluster id changed from " + Long.toHexString(clusterId) + " to " + Long.toHexString(header.clusterId()));
       return true;
     }
-    if (header.revision() != 0 && header.revision() < view.revision()) {
-      resync("revision went backwards from " + view.revision() + " to " + header.revision());
+    if (header.revision() != 0 && header.revision() < applier.revision()) {
+      resync("revision went backwards from " + applier.revision() + " to " + header.revision());
       return true;
     }
     return false;
@@ -592,7 +592,7 @@ public final class CacheDriver {
 
   private void releaseHold() {
     if (guard.expire()) {
-      EndpointSet truth = view.current();
+      EndpointSet truth = applier.current();
       publishNow(truth, EndpointDelta.between(EndpointDelta.Kind.UPDATE, published, truth));
     }
   }

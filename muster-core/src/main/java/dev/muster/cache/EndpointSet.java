@@ -18,7 +18,7 @@ import org.pcollections.TreePMap;
  * <p>Representation: a persistent (structurally shared) sorted map, pcollections' {@link TreePMap}, ordered by
  * the key's path ({@link KeyPathOrder}). {@code plus} and {@code minus} return a new map that shares every node
  * with the old one except the O(log n) on the path to the changed key, and no node is ever modified. So
- * {@link EndpointView#apply} builds the next set in O(changed × log n) instead of copying the whole map, and the
+ * {@link RevisionApplier#apply} builds the next set in O(changed × log n) instead of copying the whole map, and the
  * set it replaced stays exactly as it was: a reader still holding it sees nothing of the change.
  *
  * <p>Why a tree rather than pcollections' hash trie ({@code HashTreePMap}, O(log32 n) lookups): the order gives
@@ -103,7 +103,7 @@ public final class EndpointSet {
     return byKey.equals(other.byKey);
   }
 
-  /** The persistent map itself, for {@link EndpointView} to derive the next set and {@link EndpointDelta}. */
+  /** The persistent map itself, for {@link RevisionApplier} to derive the next set and {@link EndpointDelta}. */
   TreePMap<InstanceKey, Instance> tree() {
     return byKey;
   }

@@ -3,7 +3,7 @@ package dev.muster.cache;
 /**
  * The mass-removal guard (SPEC §4, off by default): one change that would remove more than {@code percent} of
  * the published set is held — the last good set stays published — until later changes bring the set back within
- * the threshold, or the driver's hold timer runs out. The view and its checkpoint keep advancing meanwhile; only
+ * the threshold, or the driver's hold timer runs out. The applier and its checkpoint keep advancing meanwhile; only
  * publishing waits. It guards against a registry that empties by mistake (a bad deploy of providers, a wrong
  * prefix), at the price of serving removed endpoints for up to the hold time, which local ejection absorbs.
  *

@@ -3,7 +3,7 @@
  * event, in revision order" (SPEC §4).
  *
  * <ul>
- *   <li>{@link dev.muster.cache.EndpointView}: the pure apply logic — snapshots replace, revisions apply
+ *   <li>{@link dev.muster.cache.RevisionApplier}: the pure apply logic — snapshots replace, revisions apply
  *       atomically, old revisions are ignored, malformed values are excluded and counted.
  *   <li>{@link dev.muster.cache.CacheDriver}: the state machine (Syncing, Watching, Broken) that decides when to
  *       range, watch from the checkpoint {@code last} (etcd 18089), resync, back off and report staleness, with its I/O behind

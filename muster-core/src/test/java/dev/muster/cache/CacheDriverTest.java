@@ -86,7 +86,7 @@ class CacheDriverTest {
       assertThat(ids(p.set())).containsExactly("b", "c");
       assertThat(p.delta().added()).containsExactly(instance("c"));
       assertThat(p.delta().removed()).containsExactly(instance("a"));
-      assertThat(h.view.revision()).isEqualTo(11);
+      assertThat(h.applier.revision()).isEqualTo(11);
     }
 
     @Test
@@ -112,7 +112,7 @@ class CacheDriverTest {
       h.driver.onEvents(h.stream(), header(11), List.of(delete("a", 10), put("c", 11)));
 
       assertThat(h.journalSince(mark)).isEmpty();
-      assertThat(h.view.revision()).isEqualTo(11);
+      assertThat(h.applier.revision()).isEqualTo(11);
     }
   }
 
@@ -162,7 +162,7 @@ class CacheDriverTest {
 
       assertThat(h.publisher.published).hasSize(published);
       assertThat(ids(h.publisher.last().set())).containsExactly("b", "c");
-      assertThat(h.view.revision()).isEqualTo(24);
+      assertThat(h.applier.revision()).isEqualTo(24);
     }
 
     @Test
@@ -265,7 +265,7 @@ class CacheDriverTest {
 
       h.driver.onProgress(h.stream(), header(1_000));
 
-      assertThat(h.view.revision()).isEqualTo(12);
+      assertThat(h.applier.revision()).isEqualTo(12);
       assertThat(h.publisher.last().set().revision()).isEqualTo(12);
 
       h.driver.onError(h.stream(), UNAVAILABLE, 0, "connection reset");
@@ -323,7 +323,7 @@ class CacheDriverTest {
       assertThat(h.publisher.stale).hasSize(1);
     }
 
-    /** jetcd resumes a broken stream on its own; whatever it delivers there must never reach the view. */
+    /** jetcd resumes a broken stream on its own; whatever it delivers there must never reach the applier. */
     @Test
     void responsesOnTheOldStreamAreIgnored() {
       startWatchingAt10();
@@ -339,7 +339,7 @@ class CacheDriverTest {
       h.driver.onClosed(1);
 
       assertThat(h.journalSince(mark)).isEmpty();
-      assertThat(h.view.revision()).isEqualTo(10);
+      assertThat(h.applier.revision()).isEqualTo(10);
       assertThat(h.driver.isStale()).isTrue();
       assertThat(h.driver.state()).isEqualTo(State.WATCHING);
     }
@@ -479,7 +479,7 @@ class CacheDriverTest {
 
       assertThat(h.driver.state()).isEqualTo(State.BROKEN);
       assertThat(h.driver.isStale()).isTrue();
-      assertThat(h.view.revision()).isEqualTo(10);
+      assertThat(h.applier.revision()).isEqualTo(10);
       assertThat(ids(h.publisher.last().set())).containsExactly("a", "b");
       assertThat(h.driver.resyncCount()).isZero();
 
@@ -817,7 +817,7 @@ class CacheDriverTest {
         assertThat(ids(held.kept())).containsExactly("a", "b", "c", "d");
         assertThat(held.holdFor()).isEqualTo(Duration.ofSeconds(30));
       });
-      assertThat(h.view.revision()).isEqualTo(11);
+      assertThat(h.applier.revision()).isEqualTo(11);
       assertThat(h.driver.isHolding()).isTrue();
 
       h.timer.advance(Duration.ofSeconds(30).minus(ms(1)));

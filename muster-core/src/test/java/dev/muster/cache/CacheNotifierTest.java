@@ -75,7 +75,7 @@ class CacheNotifierTest {
     int revisions = 3_000;
     int adders = 4;
     int perAdder = 50;
-    EndpointView view = new EndpointView(Endpoints.LAYOUT, Endpoints.PREFIX);
+    RevisionApplier applier = new RevisionApplier(Endpoints.LAYOUT, Endpoints.PREFIX);
     ConcurrentLinkedQueue<ContractCheck> checks = new ConcurrentLinkedQueue<>();
     CountDownLatch go = new CountDownLatch(1);
     List<Thread> threads = new ArrayList<>();
@@ -94,13 +94,13 @@ class CacheNotifierTest {
       t.start();
     }
     Random random = new Random(42);
-    EndpointView.Publication first = view.replace(1, List.of(put("i0", 1)), EndpointDelta.Kind.SNAPSHOT);
+    RevisionApplier.Publication first = applier.replace(1, List.of(put("i0", 1)), EndpointDelta.Kind.SNAPSHOT);
     notifier.publish(first.set(), first.delta()); // the driver's first publication is always a SNAPSHOT
     go.countDown();
     for (long r = 2; r <= revisions; r++) {
       String id = "i" + random.nextInt(40);
       CacheRecord event = random.nextInt(3) == 0 ? delete(id, r) : put(id, r);
-      view.apply(r, List.of(event)).ifPresent(p -> notifier.publish(p.set(), p.delta()));
+      applier.apply(r, List.of(event)).ifPresent(p -> notifier.publish(p.set(), p.delta()));
       if (r % 64 == 0) {
         parkNanos(100_000);
       }
@@ -114,8 +114,8 @@ class CacheNotifierTest {
     for (ContractCheck c : checks) {
       assertThat(c.breaches).isEmpty();
       assertThat(c.snapshots).isEqualTo(1);
-      assertThat(c.revision).isEqualTo(view.revision());
-      assertThat(c.rebuilt).isEqualTo(view.current().asMap());
+      assertThat(c.revision).isEqualTo(applier.revision());
+      assertThat(c.rebuilt).isEqualTo(applier.current().asMap());
     }
   }
 
@@ -123,8 +123,8 @@ class CacheNotifierTest {
   void aListenerAddedBeforeTheFirstPublicationGetsItAsItsSnapshot() throws Exception {
     ContractCheck check = new ContractCheck();
     notifier.add(check);
-    EndpointView view = new EndpointView(Endpoints.LAYOUT, Endpoints.PREFIX);
-    EndpointView.Publication first = view.replace(5, List.of(put("a", 3)), EndpointDelta.Kind.SNAPSHOT);
+    RevisionApplier applier = new RevisionApplier(Endpoints.LAYOUT, Endpoints.PREFIX);
+    RevisionApplier.Publication first = applier.replace(5, List.of(put("a", 3)), EndpointDelta.Kind.SNAPSHOT);
     notifier.publish(first.set(), first.delta());
     drain();
 
@@ -135,8 +135,8 @@ class CacheNotifierTest {
 
   @Test
   void aListenerAddedWhileTheCacheIsStaleHearsSoRightAfterItsSnapshot() throws Exception {
-    EndpointView view = new EndpointView(Endpoints.LAYOUT, Endpoints.PREFIX);
-    EndpointView.Publication first = view.replace(5, List.of(put("a", 3)), EndpointDelta.Kind.SNAPSHOT);
+    RevisionApplier applier = new RevisionApplier(Endpoints.LAYOUT, Endpoints.PREFIX);
+    RevisionApplier.Publication first = applier.replace(5, List.of(put("a", 3)), EndpointDelta.Kind.SNAPSHOT);
     notifier.publish(first.set(), first.delta());
     Instant since = Instant.parse("2026-12-01T10:00:00Z");
     notifier.stale(first.set(), since, "connection refused");

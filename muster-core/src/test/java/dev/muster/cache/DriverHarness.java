@@ -22,7 +22,7 @@ final class DriverHarness {
   final FakeTimer timer = new FakeTimer();
   final ScriptedIo io = new ScriptedIo(journal);
   final RecordingPublisher publisher = new RecordingPublisher(journal);
-  final EndpointView view = new EndpointView(LAYOUT, PREFIX);
+  final RevisionApplier applier = new RevisionApplier(LAYOUT, PREFIX);
   final CacheConfig config;
   /** Draws the same numbers as the driver's backoff, as long as the test mirrors every draw the driver makes. */
   final Random twinRandom = new Random(SEED);
@@ -41,7 +41,7 @@ final class DriverHarness {
     this.config = config;
     Backoff backoff = new Backoff(config.backoffBase(), config.backoffCap(), new Random(SEED));
     this.twin = new Backoff(config.backoffBase(), config.backoffCap(), twinRandom);
-    this.driver = new CacheDriver(config, rule, view, io, timer, timer.clock(), timer::nanoTime, backoff, publisher,
+    this.driver = new CacheDriver(config, rule, applier, io, timer, timer.clock(), timer::nanoTime, backoff, publisher,
         store);
   }
 

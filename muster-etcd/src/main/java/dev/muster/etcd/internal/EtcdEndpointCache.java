@@ -12,7 +12,7 @@ import dev.muster.cache.EndpointCache;
 import dev.muster.cache.EndpointDelta;
 import dev.muster.cache.EndpointListener;
 import dev.muster.cache.EndpointSet;
-import dev.muster.cache.EndpointView;
+import dev.muster.cache.RevisionApplier;
 import dev.muster.cache.FileSnapshotStore;
 import dev.muster.cache.SnapshotStore;
 import io.etcd.jetcd.ByteSequence;
@@ -54,7 +54,7 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>range: paged ({@code pageSize} keys, sorted by key), every page after the first pinned to the first page's
- *       revision, so the snapshot is one consistent view;
+ *       revision, so the snapshot is one consistent applier;
  *   <li>watch: from the revision the driver asks for, with {@code requireLeader} (a member that lost quorum
  *       cancels the stream instead of going silent), progress and created notifications. Every jetcd watcher is
  *       closed by us on the first error, and tagged with the driver's stream number, so jetcd's own fixed 500 ms
@@ -76,8 +76,8 @@ public final class EtcdEndpointCache implements EndpointCache {
   private final CacheConfig config;
   private final String prefix;
   private final ScheduledExecutorService loop;
-  private final ExecutorService notifier;
-  private final EndpointView view;
+  private final ExecutorService notifyExecutor;
+  private final RevisionApplier applier;
   private final CacheDriver driver;
   private final CacheNotifier listeners;
   private final CountDownLatch ready = new CountDownLatch(1);
@@ -93,14 +93,15 @@ public final class EtcdEndpointCache implements EndpointCache {
     this.prefix = config.version() == null ? layout.servicePrefix(config.namespace(), config.service())
         : layout.versionPrefix(config.namespace(), config.service(), config.version());
     this.loop = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "muster-cache-" + config.service()));
-    this.notifier = Executors.newSingleThreadExecutor(r -> daemon(r, "muster-cache-" + config.service() + "-notify"));
-    this.listeners = new CacheNotifier(notifier, config.service());
+    this.notifyExecutor = Executors.newSingleThreadExecutor(
+        r -> daemon(r, "muster-cache-" + config.service() + "-notify"));
+    this.listeners = new CacheNotifier(notifyExecutor, config.service());
     SnapshotStore store = config.snapshotFile() == null ? SnapshotStore.NONE
         : new FileSnapshotStore(config.snapshotFile());
-    this.view = new EndpointView(layout, prefix);
-    this.driver = new CacheDriver(config, rule, view, new JetcdIo(), this::schedule, clock,
+    this.applier = new RevisionApplier(layout, prefix);
+    this.driver = new CacheDriver(config, rule, applier, new JetcdIo(), this::schedule, clock,
         System::nanoTime, new Backoff(config.backoffBase(), config.backoffCap(), new SecureRandom()),
-        new Notifier(), store);
+        new ToListeners(), store);
   }
 
   /** Creates the cache and starts it: the first range runs on the cache's thread right away. */
@@ -178,7 +179,7 @@ public final class EtcdEndpointCache implements EndpointCache {
       log.debug("closing the cache of {}: {}", config.service(), e.toString());
     }
     loop.shutdownNow();
-    notifier.shutdown();
+    notifyExecutor.shutdown();
   }
 
   // ---- plumbing ------------------------------------------------------------------------------------
@@ -214,12 +215,12 @@ public final class EtcdEndpointCache implements EndpointCache {
     return t;
   }
 
-  /** Hands the driver's publications to listeners on the notifier thread. Runs on the loop thread. */
-  private final class Notifier implements CacheDriver.Publisher {
+  /** Hands the driver's publications to listeners on the notify thread. Runs on the loop thread. */
+  private final class ToListeners implements CacheDriver.Publisher {
     @Override
     public void publish(EndpointSet set, EndpointDelta delta) {
       current = set;
-      malformed = view.malformedCount(); // loop thread: the view's owner
+      malformed = applier.malformedCount(); // loop thread: the applier's owner
       ready.countDown();
       listeners.publish(set, delta);
     }

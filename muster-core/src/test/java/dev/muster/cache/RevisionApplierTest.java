@@ -12,7 +12,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.muster.cache.EndpointView.Publication;
+import dev.muster.cache.RevisionApplier.Publication;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
 import java.util.List;
@@ -20,8 +20,8 @@ import java.util.Optional;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
-class EndpointViewTest {
-  private final EndpointView view = new EndpointView(LAYOUT, PREFIX);
+class RevisionApplierTest {
+  private final RevisionApplier view = new RevisionApplier(LAYOUT, PREFIX);
 
   /** Seed 002's snapshot: revision 20 holds {A, B}. */
   private void snapshotAt20WithAAndB() {

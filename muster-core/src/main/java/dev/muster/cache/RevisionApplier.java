@@ -16,8 +16,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The endpoint set as "a snapshot at revision R plus every later revision, applied whole and in order" — the
- * pure part of the consumer (SPEC §4; seed 002's {@code DiscoveryCache}).
+ * Applies revisions to the endpoint set: the set is "a snapshot at revision R plus every later revision, applied
+ * whole and in order" — the pure part of the consumer (SPEC §4; seed 002's {@code DiscoveryCache}).
  *
  * <p>Invariants:
  * <ul>
@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  *       other prefixes advance the store's revision too).
  *   <li>A revision is applied completely or not at all: records are checked before anything changes, and a
  *       record that cannot be trusted (outside the prefix, wrong revision) throws {@link InvalidEventException}
- *       with the view and its revision untouched. The revision (the checkpoint) moves only with a whole revision.
+ *       with the set and its revision untouched. The revision (the checkpoint) moves only with a whole revision.
  *   <li>A value that does not decode is not a reason to stop: its key is excluded from the set, counted in
  *       {@link #malformedCount()} and logged once per key and revision. A value that stops decoding removes its
  *       instance.
@@ -44,8 +44,8 @@ import org.slf4j.LoggerFactory;
  * <p>Not thread-safe: one thread drives it (the cache's loop). The sets it returns are immutable and may be
  * handed to any thread.
  */
-public final class EndpointView {
-  private static final Logger log = LoggerFactory.getLogger(EndpointView.class);
+public final class RevisionApplier {
+  private static final Logger log = LoggerFactory.getLogger(RevisionApplier.class);
 
   private final RegistryLayout layout;
   private final String prefix;
@@ -55,8 +55,8 @@ public final class EndpointView {
   /** A set to publish and what changed to get there. */
   public record Publication(EndpointSet set, EndpointDelta delta) {}
 
-  /** A view of the keys under {@code prefix} (a service or version prefix of {@code layout}). */
-  public EndpointView(RegistryLayout layout, String prefix) {
+  /** An applier for the keys under {@code prefix} (a service or version prefix of {@code layout}). */
+  public RevisionApplier(RegistryLayout layout, String prefix) {
     this.layout = Objects.requireNonNull(layout, "layout");
     this.prefix = Objects.requireNonNull(prefix, "prefix");
   }
@@ -70,7 +70,7 @@ public final class EndpointView {
     return current.revision();
   }
 
-  /** Values excluded because they did not decode, since this view was made. */
+  /** Values excluded because they did not decode, since this applier was made. */
   public long malformedCount() {
     return malformed;
   }

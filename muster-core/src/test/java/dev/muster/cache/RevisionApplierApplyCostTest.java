@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * bounds are generous (a one-PUT apply allocates ~9 KB, nearly all of it decoding the value; copying the set's
  * map, as apply once did, allocated ~397 KB at 10,000).
  */
-class EndpointViewApplyCostTest {
+class RevisionApplierApplyCostTest {
   private static final com.sun.management.ThreadMXBean THREADS =
       (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
   private static final int APPLIES = 200;
@@ -33,7 +33,7 @@ class EndpointViewApplyCostTest {
 
   /** Average bytes allocated by one apply of one PUT to a view of {@code size} instances. */
   private static long bytesPerOnePutApply(int size) {
-    EndpointView view = new EndpointView(LAYOUT, PREFIX);
+    RevisionApplier view = new RevisionApplier(LAYOUT, PREFIX);
     List<CacheRecord> snapshot = new ArrayList<>(size);
     byte[][] values = new byte[size][];
     byte[][] changed = new byte[size][];

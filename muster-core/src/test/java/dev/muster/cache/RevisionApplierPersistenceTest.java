@@ -8,7 +8,7 @@ import static dev.muster.cache.Endpoints.put;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.muster.cache.EndpointView.Publication;
+import dev.muster.cache.RevisionApplier.Publication;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
 import dev.muster.registry.InstanceKey;
@@ -27,10 +27,10 @@ import org.junit.jupiter.api.Test;
  * check that no published set ever changes afterwards, and that many random revisions leave exactly what a plain
  * {@link HashMap} replaying the same events would hold.
  */
-class EndpointViewPersistenceTest {
+class RevisionApplierPersistenceTest {
   private static final Comparator<Instance> BY_PATH = Comparator.comparing(i -> i.key().path());
 
-  private final EndpointView view = new EndpointView(LAYOUT, PREFIX);
+  private final RevisionApplier view = new RevisionApplier(LAYOUT, PREFIX);
 
   private static Instance numbered(int n) {
     return Instance.of(SERVICE, "10.0.0.7", 8080).id("i" + n).registeredAt(REGISTERED);
