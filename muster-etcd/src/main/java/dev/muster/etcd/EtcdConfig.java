@@ -1,15 +1,26 @@
 package dev.muster.etcd;
 
+import dev.muster.Durations;
 import dev.muster.InvalidInputException;
 import dev.muster.registry.RegistryLayout;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
- * Where etcd is and how to talk to it. Immutable.
+ * Where etcd is and how to talk to it. Immutable; build it with {@link #builder()}, {@link #of(String)} or, from a
+ * user's own settings (a properties file, a framework's configuration), {@link #fromSettings(Map)}.
+ *
+ * <pre>{@code
+ * EtcdConfig config = EtcdConfig.builder()
+ *     .endpoints("http://10.0.0.1:2379,http://10.0.0.2:2379")
+ *     .requestTimeout(Duration.ofSeconds(3))
+ *     .credentials("orders-svc", password)
+ *     .build();
+ * }</pre>
  *
  * @param endpoints etcd client URLs ({@code http://host:port}); at least one
  * @param layout key layout (root prefix); default {@code /muster}
@@ -20,6 +31,9 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
     Credentials credentials) {
   /** The endpoint used when neither {@code --endpoints} nor {@code MUSTER_ENDPOINTS} says otherwise. */
   public static final String DEFAULT_ENDPOINT = "http://127.0.0.1:2379";
+
+  /** The keys {@link #fromSettings(Map)} reads. */
+  public static final List<String> SETTINGS = List.of("endpoints", "root", "request-timeout", "user", "password");
 
   /**
    * An etcd user and its password; {@link #toString()} never shows the password.
@@ -61,7 +75,59 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
    * entry must be {@code http://HOST:PORT}.
    */
   public static EtcdConfig of(String endpoints) {
-    return new EtcdConfig(parseEndpoints(endpoints), RegistryLayout.defaults(), Duration.ofSeconds(2), null);
+    return builder().endpoints(endpoints).build();
+  }
+
+  /** {@value #DEFAULT_ENDPOINT}, root {@code /muster}, 2 s request timeout, no authentication. */
+  public static EtcdConfig defaults() {
+    return builder().build();
+  }
+
+  /** A builder holding the defaults of {@link #defaults()}. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder holding this configuration's values. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.endpoints = endpoints;
+    b.layout = layout;
+    b.requestTimeout = requestTimeout;
+    b.credentials = credentials;
+    return b;
+  }
+
+  /**
+   * A configuration from plain settings, as a user keeps them (for example under a prefix of their own
+   * properties): {@code endpoints} (comma-separated URLs), {@code root} (key root), {@code request-timeout}
+   * ({@code 2s}), {@code user} and {@code password} (both or neither). A missing key keeps its default.
+   *
+   * @throws InvalidInputException for an unknown key (a misspelt setting is never ignored) or a bad value, named
+   */
+  public static EtcdConfig fromSettings(Map<String, String> settings) {
+    Objects.requireNonNull(settings, "settings");
+    for (String key : settings.keySet()) {
+      if (!SETTINGS.contains(key)) {
+        throw new InvalidInputException("setting", key, "use one of " + String.join(", ", SETTINGS));
+      }
+    }
+    Builder b = builder();
+    if (settings.containsKey("endpoints")) {
+      b.endpoints(settings.get("endpoints"));
+    }
+    if (settings.containsKey("root")) {
+      b.layout(new RegistryLayout(settings.get("root")));
+    }
+    if (settings.containsKey("request-timeout")) {
+      b.requestTimeout(Durations.parse("request-timeout", settings.get("request-timeout")));
+    }
+    String user = settings.get("user");
+    String password = settings.get("password");
+    if (user != null || password != null) {
+      b.credentials(user, password);
+    }
+    return b.build();
   }
 
   public EtcdConfig withLayout(RegistryLayout layout) {
@@ -75,6 +141,58 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
   /** Authenticates as etcd user {@code user} (etcd's simple or JWT tokens; jetcd renews them). */
   public EtcdConfig withCredentials(String user, String password) {
     return new EtcdConfig(endpoints, layout, requestTimeout, new Credentials(user, password));
+  }
+
+  /**
+   * Builds an {@link EtcdConfig}; every value is checked in {@link #build()} (or, for endpoint text and
+   * credentials, when given), and a bad one is refused with its name. Not thread-safe.
+   */
+  public static final class Builder {
+    private List<URI> endpoints = List.of(URI.create(DEFAULT_ENDPOINT));
+    private RegistryLayout layout = RegistryLayout.defaults();
+    private Duration requestTimeout = Duration.ofSeconds(2);
+    private Credentials credentials;
+
+    private Builder() {}
+
+    /** A comma-separated list of {@code http://HOST:PORT} URLs (default {@value #DEFAULT_ENDPOINT}). */
+    public Builder endpoints(String commaSeparated) {
+      this.endpoints = parseEndpoints(commaSeparated);
+      return this;
+    }
+
+    public Builder endpoints(List<URI> uris) {
+      this.endpoints = Objects.requireNonNull(uris, "endpoints");
+      return this;
+    }
+
+    /** The key layout (default root {@code /muster}). */
+    public Builder layout(RegistryLayout layout) {
+      this.layout = layout;
+      return this;
+    }
+
+    /** Deadline of each etcd call made outside a registrar or cache loop (default 2 s). */
+    public Builder requestTimeout(Duration requestTimeout) {
+      this.requestTimeout = requestTimeout;
+      return this;
+    }
+
+    /** Authenticates as etcd user {@code user} (default: no authentication). */
+    public Builder credentials(String user, String password) {
+      this.credentials = new Credentials(user, password);
+      return this;
+    }
+
+    /** Connects without authentication. */
+    public Builder noCredentials() {
+      this.credentials = null;
+      return this;
+    }
+
+    public EtcdConfig build() {
+      return new EtcdConfig(endpoints, layout, requestTimeout, credentials);
+    }
   }
 
   /** Splits and checks a comma-separated endpoint list. */

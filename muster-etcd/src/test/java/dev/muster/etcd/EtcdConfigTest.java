@@ -1,0 +1,70 @@
+package dev.muster.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.muster.InvalidInputException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class EtcdConfigTest {
+
+  @Test
+  void theDefaultsAreTheLocalEtcdTheMusterRootTwoSecondsAndNoAuthentication() {
+    EtcdConfig c = EtcdConfig.defaults();
+
+    assertThat(c.endpoints()).containsExactly(URI.create(EtcdConfig.DEFAULT_ENDPOINT));
+    assertThat(c.layout().rootPrefix()).isEqualTo("/muster/");
+    assertThat(c.requestTimeout()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(c.credentials()).isNull();
+  }
+
+  @Test
+  void aBuilderKeepsWhatItWasNotToldToChange() {
+    EtcdConfig c = EtcdConfig.builder().endpoints("http://127.0.0.1:2379,http://127.0.0.1:2389")
+        .credentials("orders", "s3cret").build();
+
+    EtcdConfig changed = c.toBuilder().requestTimeout(Duration.ofSeconds(5)).build();
+
+    assertThat(changed.endpoints()).hasSize(2);
+    assertThat(changed.credentials().user()).isEqualTo("orders");
+    assertThat(changed.requestTimeout()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(changed.toString()).doesNotContain("s3cret");
+  }
+
+  @Test
+  void settingsFromAUsersOwnConfigurationBecomeAConfig() {
+    EtcdConfig c = EtcdConfig.fromSettings(Map.of("endpoints", "http://127.0.0.1:2479", "root", "shop",
+        "request-timeout", "1500ms", "user", "orders", "password", "pw"));
+
+    assertThat(c.endpoints()).containsExactly(URI.create("http://127.0.0.1:2479"));
+    assertThat(c.layout().rootPrefix()).isEqualTo("/shop/");
+    assertThat(c.requestTimeout()).isEqualTo(Duration.ofMillis(1500));
+    assertThat(c.credentials().user()).isEqualTo("orders");
+    assertThat(EtcdConfig.fromSettings(Map.of())).isEqualTo(EtcdConfig.defaults());
+  }
+
+  @Test
+  void aMisspeltSettingIsRefusedWithTheKeysThatExist() {
+    assertThatThrownBy(() -> EtcdConfig.fromSettings(Map.of("endpoint", "http://127.0.0.1:2379")))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage("setting \"endpoint\" is invalid: use one of " + String.join(", ", EtcdConfig.SETTINGS));
+  }
+
+  @Test
+  void badSettingValuesAreRefusedByName() {
+    assertThatThrownBy(() -> EtcdConfig.fromSettings(Map.of("request-timeout", "2 seconds")))
+        .isInstanceOf(InvalidInputException.class).hasMessageStartingWith("request-timeout \"2 seconds\" is invalid");
+    assertThatThrownBy(() -> EtcdConfig.fromSettings(Map.of("endpoints", "https://127.0.0.1:2379")))
+        .isInstanceOf(InvalidInputException.class).hasMessageStartingWith("endpoints \"https://127.0.0.1:2379\"");
+    assertThatThrownBy(() -> EtcdConfig.fromSettings(Map.of("user", "orders")))
+        .isInstanceOf(InvalidInputException.class).hasMessageContaining("password");
+    assertThatThrownBy(() -> EtcdConfig.builder().endpoints(List.of()).build())
+        .isInstanceOf(InvalidInputException.class).hasMessageContaining("give at least one etcd URL");
+    assertThatThrownBy(() -> EtcdConfig.builder().requestTimeout(Duration.ZERO).build())
+        .isInstanceOf(InvalidInputException.class).hasMessageStartingWith("requestTimeout PT0S is invalid");
+  }
+}
