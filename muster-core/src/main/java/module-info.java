@@ -1,0 +1,16 @@
+module dev.muster.core {
+  requires transitive java.net.http;
+  requires com.fasterxml.jackson.databind;
+  requires org.slf4j;
+  requires org.pcollections;
+  requires static micrometer.core; // optional: only when a MeterRegistry is given
+
+  exports dev.muster;
+  exports dev.muster.balance;
+  exports dev.muster.cache;
+  exports dev.muster.call;
+  exports dev.muster.http;
+  exports dev.muster.outlier;
+  exports dev.muster.registry;
+  exports dev.muster.retry;
+}

@@ -1,0 +1,9 @@
+module dev.muster.etcd {
+  requires transitive dev.muster.core;
+  requires jetcd.core; // jetcd has no Automatic-Module-Name: its file name gives this one
+  requires jetcd.common; // its exception types (CompactedException, EtcdException)
+  requires io.grpc; // status codes: errors are classified by code, never by message text
+  requires org.slf4j;
+
+  exports dev.muster.etcd;
+}
