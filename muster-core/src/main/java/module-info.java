@@ -13,4 +13,8 @@ module dev.muster.core {
   exports dev.muster.outlier;
   exports dev.muster.registry;
   exports dev.muster.retry;
+
+  // Machinery: for Muster's own etcd adapter only.
+  exports dev.muster.internal to dev.muster.etcd;
+  exports dev.muster.cache.internal to dev.muster.etcd;
 }

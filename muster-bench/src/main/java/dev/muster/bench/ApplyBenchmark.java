@@ -1,8 +1,8 @@
 package dev.muster.bench;
 
-import dev.muster.cache.CacheRecord;
 import dev.muster.cache.EndpointDelta;
-import dev.muster.cache.RevisionApplier;
+import dev.muster.cache.internal.CacheRecord;
+import dev.muster.cache.internal.RevisionApplier;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
 import dev.muster.registry.RegistryLayout;

@@ -1,5 +1,6 @@
 package dev.muster.cache;
 
+import dev.muster.cache.internal.RevisionApplier;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceKey;
 import java.util.ArrayList;

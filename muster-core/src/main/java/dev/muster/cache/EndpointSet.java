@@ -103,7 +103,26 @@ public final class EndpointSet {
     return byKey.equals(other.byKey);
   }
 
-  /** The persistent map itself, for {@link RevisionApplier} to derive the next set and {@link EndpointDelta}. */
+  /**
+   * This set with {@code instance} added, or replacing the instance with its key; same revision. O(log n): the
+   * new set shares every other node with this one, which does not change.
+   */
+  public EndpointSet plus(Instance instance) {
+    return new EndpointSet(revision, byKey.plus(instance.key(), instance));
+  }
+
+  /** This set without the instance keyed {@code key} (this set itself if there is none); same revision. O(log n). */
+  public EndpointSet minus(InstanceKey key) {
+    TreePMap<InstanceKey, Instance> next = byKey.minus(key);
+    return next == byKey ? this : new EndpointSet(revision, next);
+  }
+
+  /** The same instances at {@code revision}. O(1). */
+  public EndpointSet atRevision(long revision) {
+    return revision == this.revision ? this : new EndpointSet(revision, byKey);
+  }
+
+  /** The persistent map itself, for {@link EndpointDelta}'s merged walk. */
   TreePMap<InstanceKey, Instance> tree() {
     return byKey;
   }

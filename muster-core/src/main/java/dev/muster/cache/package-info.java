@@ -3,11 +3,11 @@
  * event, in revision order" (SPEC §4).
  *
  * <ul>
- *   <li>{@link dev.muster.cache.RevisionApplier}: the pure apply logic — snapshots replace, revisions apply
+ *   <li>{@link dev.muster.cache.internal.RevisionApplier}: the pure apply logic — snapshots replace, revisions apply
  *       atomically, old revisions are ignored, malformed values are excluded and counted.
- *   <li>{@link dev.muster.cache.CacheDriver}: the state machine (Syncing, Watching, Broken) that decides when to
+ *   <li>{@link dev.muster.cache.internal.CacheDriver}: the state machine (Syncing, Watching, Broken) that decides when to
  *       range, watch from the checkpoint {@code last} (etcd 18089), resync, back off and report staleness, with its I/O behind
- *       {@link dev.muster.cache.CacheDriver.Io} so it runs the same against etcd and against scripted streams.
+ *       {@link dev.muster.cache.internal.CacheDriver.Io} so it runs the same against etcd and against scripted streams.
  *   <li>{@link dev.muster.cache.EndpointCache}: what an application holds.
  * </ul>
  */

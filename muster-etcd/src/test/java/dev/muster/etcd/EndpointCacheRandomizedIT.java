@@ -17,9 +17,9 @@ import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A seeded random schedule of puts, deletes, cuts, compactions and etcd restarts; after each step, at a quiet

@@ -1,12 +1,12 @@
 package dev.muster.etcd.internal;
 
-import dev.muster.Backoff;
 import dev.muster.DuplicateInstanceException;
 import dev.muster.InvalidInputException;
 import dev.muster.RegistryUnavailableException;
 import dev.muster.etcd.internal.EtcdErrors.Kind;
 import dev.muster.etcd.internal.EtcdOps.EtcdCallException;
 import dev.muster.etcd.internal.EtcdOps.PutIfAbsent;
+import dev.muster.internal.Backoff;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
 import dev.muster.registry.InstanceState;

@@ -1,10 +1,11 @@
-package dev.muster.cache;
+package dev.muster.cache.internal;
 
 import static dev.muster.cache.Endpoints.LAYOUT;
 import static dev.muster.cache.Endpoints.PREFIX;
 import static dev.muster.cache.Endpoints.instance;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.muster.cache.EndpointDelta;
 import dev.muster.registry.InstanceCodec;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;

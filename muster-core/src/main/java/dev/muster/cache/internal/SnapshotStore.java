@@ -1,5 +1,6 @@
-package dev.muster.cache;
+package dev.muster.cache.internal;
 
+import dev.muster.cache.EndpointSet;
 import java.util.Optional;
 
 /**

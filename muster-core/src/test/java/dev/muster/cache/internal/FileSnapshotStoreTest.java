@@ -1,9 +1,11 @@
-package dev.muster.cache;
+package dev.muster.cache.internal;
 
 import static dev.muster.cache.Endpoints.instance;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.muster.cache.EndpointSet;
+import dev.muster.cache.Endpoints;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceState;
 import java.io.IOException;

@@ -1,6 +1,8 @@
-package dev.muster.cache;
+package dev.muster.cache.internal;
 
 import dev.muster.MusterException;
+import dev.muster.cache.EndpointDelta;
+import dev.muster.cache.EndpointSet;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
 import dev.muster.registry.InstanceKey;
@@ -8,10 +10,10 @@ import dev.muster.registry.RegistryLayout;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import org.pcollections.TreePMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -102,8 +104,8 @@ public final class RevisionApplier {
             + " inside revision " + revision + "'s batch");
       }
     }
-    TreePMap<InstanceKey, Instance> before = current.tree();
-    TreePMap<InstanceKey, Instance> next = before; // each plus/minus makes a new map; `before` never changes
+    Map<InstanceKey, Instance> before = current.asMap();
+    EndpointSet next = current; // each plus/minus makes a new set; `current` never changes
     Set<InstanceKey> touched = new LinkedHashSet<>();
     for (CacheRecord r : events) {
       Optional<InstanceKey> key = parse(r, revision);
@@ -116,7 +118,7 @@ public final class RevisionApplier {
       } else {
         Optional<Instance> decoded = decode(key.get(), r, revision);
         if (decoded.isPresent()) {
-          next = next.plus(key.get(), decoded.get());
+          next = next.plus(decoded.get());
         } else {
           next = next.minus(key.get()); // a value that no longer decodes takes its instance out of the set
         }
@@ -127,7 +129,7 @@ public final class RevisionApplier {
     List<Instance> changed = new ArrayList<>();
     for (InstanceKey k : touched) {
       Instance old = before.get(k);
-      Instance now = next.get(k);
+      Instance now = next.asMap().get(k);
       if (old == null && now != null) {
         added.add(now);
       } else if (old != null && now == null) {
@@ -136,7 +138,7 @@ public final class RevisionApplier {
         changed.add(now);
       }
     }
-    current = new EndpointSet(revision, next);
+    current = next.atRevision(revision);
     return Optional.of(new Publication(current,
         new EndpointDelta(EndpointDelta.Kind.UPDATE, added, removed, changed)));
   }

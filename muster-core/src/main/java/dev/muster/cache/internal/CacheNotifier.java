@@ -1,5 +1,8 @@
-package dev.muster.cache;
+package dev.muster.cache.internal;
 
+import dev.muster.cache.EndpointDelta;
+import dev.muster.cache.EndpointListener;
+import dev.muster.cache.EndpointSet;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

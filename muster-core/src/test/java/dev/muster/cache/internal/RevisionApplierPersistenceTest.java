@@ -1,4 +1,4 @@
-package dev.muster.cache;
+package dev.muster.cache.internal;
 
 import static dev.muster.cache.Endpoints.LAYOUT;
 import static dev.muster.cache.Endpoints.PREFIX;
@@ -8,7 +8,9 @@ import static dev.muster.cache.Endpoints.put;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.muster.cache.RevisionApplier.Publication;
+import dev.muster.cache.EndpointDelta;
+import dev.muster.cache.EndpointSet;
+import dev.muster.cache.internal.RevisionApplier.Publication;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
 import dev.muster.registry.InstanceKey;

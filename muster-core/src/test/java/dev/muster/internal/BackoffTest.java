@@ -1,4 +1,4 @@
-package dev.muster;
+package dev.muster.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,7 +1,7 @@
-package dev.muster.cache;
+package dev.muster.cache.internal;
 
-import dev.muster.cache.CacheDriver.CacheIoException;
-import dev.muster.cache.CacheDriver.Range;
+import dev.muster.cache.internal.CacheDriver.CacheIoException;
+import dev.muster.cache.internal.CacheDriver.Range;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;

@@ -1,4 +1,4 @@
-package dev.muster;
+package dev.muster.internal;
 
 import java.time.Duration;
 import java.util.Objects;

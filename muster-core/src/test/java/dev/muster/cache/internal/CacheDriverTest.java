@@ -1,18 +1,22 @@
-package dev.muster.cache;
+package dev.muster.cache.internal;
 
-import static dev.muster.cache.CacheDriver.StreamError.COMPACTED;
-import static dev.muster.cache.CacheDriver.StreamError.UNAVAILABLE;
-import static dev.muster.cache.DriverHarness.config;
-import static dev.muster.cache.DriverHarness.header;
 import static dev.muster.cache.Endpoints.delete;
 import static dev.muster.cache.Endpoints.ids;
 import static dev.muster.cache.Endpoints.instance;
 import static dev.muster.cache.Endpoints.put;
+import static dev.muster.cache.internal.CacheDriver.StreamError.COMPACTED;
+import static dev.muster.cache.internal.CacheDriver.StreamError.UNAVAILABLE;
+import static dev.muster.cache.internal.DriverHarness.config;
+import static dev.muster.cache.internal.DriverHarness.header;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.muster.cache.CacheDriver.Header;
-import dev.muster.cache.CacheDriver.State;
-import dev.muster.cache.RecordingPublisher.Published;
+import dev.muster.cache.CacheConfig;
+import dev.muster.cache.EndpointDelta;
+import dev.muster.cache.EndpointSet;
+import dev.muster.cache.Endpoints;
+import dev.muster.cache.internal.CacheDriver.Header;
+import dev.muster.cache.internal.CacheDriver.State;
+import dev.muster.cache.internal.RecordingPublisher.Published;
 import dev.muster.registry.Instance;
 import java.nio.file.Path;
 import java.time.Duration;

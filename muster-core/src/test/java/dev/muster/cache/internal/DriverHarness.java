@@ -1,11 +1,12 @@
-package dev.muster.cache;
+package dev.muster.cache.internal;
 
 import static dev.muster.cache.Endpoints.LAYOUT;
 import static dev.muster.cache.Endpoints.PREFIX;
 import static dev.muster.cache.Endpoints.SERVICE;
 
-import dev.muster.Backoff;
-import dev.muster.cache.CacheDriver.Header;
+import dev.muster.cache.CacheConfig;
+import dev.muster.cache.internal.CacheDriver.Header;
+import dev.muster.internal.Backoff;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,10 +1,14 @@
-package dev.muster.cache;
+package dev.muster.cache.internal;
 
 import static dev.muster.cache.Endpoints.delete;
 import static dev.muster.cache.Endpoints.put;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.muster.cache.EndpointDelta;
+import dev.muster.cache.EndpointListener;
+import dev.muster.cache.EndpointSet;
+import dev.muster.cache.Endpoints;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceKey;
 import java.time.Duration;

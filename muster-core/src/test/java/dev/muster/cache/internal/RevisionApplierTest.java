@@ -1,4 +1,4 @@
-package dev.muster.cache;
+package dev.muster.cache.internal;
 
 import static dev.muster.cache.Endpoints.LAYOUT;
 import static dev.muster.cache.Endpoints.PREFIX;
@@ -12,7 +12,9 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.muster.cache.RevisionApplier.Publication;
+import dev.muster.cache.EndpointDelta;
+import dev.muster.cache.EndpointSet;
+import dev.muster.cache.internal.RevisionApplier.Publication;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
 import java.util.List;

@@ -1,4 +1,7 @@
-package dev.muster.cache;
+package dev.muster.cache.internal;
+
+import dev.muster.cache.EndpointDelta;
+import dev.muster.cache.EndpointSet;
 
 /**
  * The mass-removal guard (SPEC §4, off by default): one change that would remove more than {@code percent} of

@@ -1,4 +1,4 @@
-package dev.muster.cache;
+package dev.muster.cache.internal;
 
 import dev.muster.ErrorCode;
 import dev.muster.MusterException;

@@ -1,7 +1,10 @@
-package dev.muster.cache;
+package dev.muster.cache.internal;
 
-import dev.muster.Backoff;
-import dev.muster.cache.RevisionApplier.Publication;
+import dev.muster.cache.CacheConfig;
+import dev.muster.cache.EndpointDelta;
+import dev.muster.cache.EndpointSet;
+import dev.muster.cache.internal.RevisionApplier.Publication;
+import dev.muster.internal.Backoff;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
