@@ -1,14 +1,10 @@
 /**
- * The consumer side without etcd: an endpoint set that is always "a snapshot at revision R plus every later
- * event, in revision order" (SPEC §4).
+ * The consumer's API without etcd: an {@link dev.muster.cache.EndpointCache} whose
+ * {@link dev.muster.cache.EndpointSet} is always "a snapshot at revision R plus every later event, in revision
+ * order" (SPEC §4), its {@link dev.muster.cache.CacheConfig}, and the {@link dev.muster.cache.EndpointListener}s
+ * that receive each set with its {@link dev.muster.cache.EndpointDelta}.
  *
- * <ul>
- *   <li>{@link dev.muster.cache.internal.RevisionApplier}: the pure apply logic — snapshots replace, revisions apply
- *       atomically, old revisions are ignored, malformed values are excluded and counted.
- *   <li>{@link dev.muster.cache.internal.CacheDriver}: the state machine (Syncing, Watching, Broken) that decides when to
- *       range, watch from the checkpoint {@code last} (etcd 18089), resync, back off and report staleness, with its I/O behind
- *       {@link dev.muster.cache.internal.CacheDriver.Io} so it runs the same against etcd and against scripted streams.
- *   <li>{@link dev.muster.cache.EndpointCache}: what an application holds.
- * </ul>
+ * <p>The machinery (the state machine that decides when to range, watch from the checkpoint, resync and back off;
+ * the revision applier) is in {@code dev.muster.cache.internal}, which is not exported to applications.
  */
 package dev.muster.cache;
