@@ -5,6 +5,7 @@ import dev.muster.RegistryUnavailableException;
 import dev.muster.cache.CacheConfig;
 import dev.muster.cache.EndpointCache;
 import dev.muster.cache.EndpointListener;
+import dev.muster.cache.EndpointSource;
 import dev.muster.etcd.internal.EtcdConnection;
 import dev.muster.etcd.internal.EtcdEndpointCache;
 import dev.muster.etcd.internal.EtcdListings;
@@ -42,7 +43,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * <p>Thread-safe. Closing the registry closes every registration still open (drain, revoke), then the
  * connection.
  */
-public final class EtcdRegistry implements AutoCloseable {
+public final class EtcdRegistry implements AutoCloseable, EndpointSource {
   private final EtcdConnection connection;
   private final Clock clock;
   private final List<Registration> registrations = new CopyOnWriteArrayList<>();
@@ -99,6 +100,7 @@ public final class EtcdRegistry implements AutoCloseable {
    * keeps its set equal to etcd's (SPEC §4). Returns at once; {@link EndpointCache#awaitReady(java.time.Duration)}
    * waits for the first set. Closing the registry closes the cache.
    */
+  @Override
   public EndpointCache watch(CacheConfig config, EndpointListener... listeners) {
     EndpointCache cache = EtcdEndpointCache.start(connection, config, clock, List.of(listeners));
     caches.add(cache);
