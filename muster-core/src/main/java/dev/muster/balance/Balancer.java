@@ -29,7 +29,9 @@ import org.slf4j.LoggerFactory;
  *
  * A set update from the cache comes with its delta: `byKey` (mutable, only touched under `lock`, never seen by a
  * pick) changes only at the delta's keys, so unchanged endpoints' states are not even looked at. Only a change of
- * members re-lays the key-ordered arrays; the picker, flat arrays of candidates, is rebuilt for every update.
+ * members re-lays the key-ordered arrays; the picker, flat arrays of candidates, is rebuilt for every update that
+ * changes members or what it reads (weight, zone, DRAINING). The picker's build stays O(set size): making it
+ * incremental would need persistent weighted trees in place of the arrays that keep pick() allocation-free.
  *
  * Un-ejection needs no timer: the picker knows the earliest ejection end; a pick that finds the ticker past it tries
  * the lock (tryLock, so a pick never waits) and rebuilds, which first asks the detector to un-eject what is due. If
@@ -128,8 +130,8 @@ public final class Balancer implements EndpointListener {
   /**
    * Takes the change from the set given last to {@code set}, as the cache's listener receives it: only the
    * {@code delta}'s keys are looked at (O(changed)); unchanged endpoints keep their state and instance untouched.
-   * The candidate arrays and the picker are then rebuilt once (O(set size), a walk over flat arrays: they are
-   * what keeps {@link #pick()} allocation-free).
+   * The picker is then rebuilt once (O(set size), a walk over flat arrays: they are what keeps {@link #pick()}
+   * allocation-free), unless the delta changed only fields it does not read (metadata, tags, address).
    *
    * <p>A delta that does not fit the balancer's current endpoints (a key to change or remove that it does not
    * have, a key to add that it has, or a final count other than {@code set.size()}: the balancer was last given a
@@ -144,11 +146,15 @@ public final class Balancer implements EndpointListener {
       if (delta.isEmpty() && set.size() == byKey.size()) {
         return; // nothing to do: every state and the picker are as they were
       }
-      if (!applyLocked(set, delta, removed)) {
+      Boolean pickerStale = applyLocked(set, delta, removed);
+      if (pickerStale == null) {
         removed.clear();
         replaceLocked(set, removed);
+        pickerStale = true;
       }
-      rebuildLocked();
+      if (pickerStale) {
+        rebuildLocked();
+      }
     } finally {
       lock.unlock();
     }
@@ -161,31 +167,37 @@ public final class Balancer implements EndpointListener {
     update(set, delta);
   }
 
-  /** Applies the delta to {@code byKey} and the arrays; false (nothing changed) when it does not fit. */
-  private boolean applyLocked(EndpointSet set, EndpointDelta delta, List<Instance> removed) {
+  /**
+   * Applies the delta to {@code byKey} and the arrays. Returns null (and changes nothing) when it does not fit;
+   * otherwise whether the picker must be rebuilt: not when only fields it never reads changed (metadata, tags).
+   */
+  private Boolean applyLocked(EndpointSet set, EndpointDelta delta, List<Instance> removed) {
     for (Instance i : delta.removed()) {
       if (!byKey.containsKey(i.key())) {
-        return false;
+        return null;
       }
     }
     for (Instance i : delta.changed()) {
       if (!byKey.containsKey(i.key())) {
-        return false;
+        return null;
       }
     }
     for (Instance i : delta.added()) {
       if (byKey.containsKey(i.key())) {
-        return false;
+        return null;
       }
     }
     if (byKey.size() - delta.removed().size() + delta.added().size() != set.size()) {
-      return false;
+      return null;
     }
+    boolean pickerStale = false;
     for (Instance i : delta.changed()) {
-      byKey.get(i.key()).instance(i);
+      EndpointState state = byKey.get(i.key());
+      pickerStale |= !samePickFields(state.instance(), i);
+      state.instance(i);
     }
     if (delta.added().isEmpty() && delta.removed().isEmpty()) {
-      return true; // same members, same order: the arrays stay
+      return pickerStale; // same members, same order: the arrays stay
     }
     for (Instance i : delta.removed()) {
       removed.add(byKey.remove(i.key()).instance());
@@ -195,6 +207,11 @@ public final class Balancer implements EndpointListener {
     }
     orderLocked(set);
     return true;
+  }
+
+  /** The fields a picker is built from (Picker reads weight, zone and DRAINING) are the same in both. */
+  private static boolean samePickFields(Instance a, Instance b) {
+    return a.weight() == b.weight() && a.state() == b.state() && Objects.equals(a.zone(), b.zone());
   }
 
   /** Makes {@code byKey} and the arrays hold exactly {@code set}, comparing every key. */

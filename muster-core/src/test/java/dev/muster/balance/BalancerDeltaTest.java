@@ -92,6 +92,26 @@ class BalancerDeltaTest {
   }
 
   @Test
+  void aChangeOfFieldsThePickerDoesNotReadRefreshesTheInstanceAndKeepsThePicker() {
+    EndpointSet first = set(instance("a"), instance("b"));
+    balancer.update(first);
+    List<EndpointState> endpoints = balancer.endpoints();
+
+    Instance tagged = instance("b").tags(List.of("canary")).metadata(Map.of("build", "42"));
+    EndpointSet second = set(instance("a"), tagged);
+    change(first, second);
+
+    assertThat(balancer.endpoints()).isSameAs(endpoints);
+    assertThat(byId().get("b").instance()).isSameAs(tagged);
+
+    EndpointSet third = set(instance("a"), tagged.weight(3));
+    change(second, third);
+
+    assertThat(balancer.endpoints()).as("a weight change rebuilds the picker").isNotSameAs(endpoints);
+    assertThat(TestEndpoints.picks(balancer, 200)).contains("a", "b");
+  }
+
+  @Test
   void anEmptyDeltaKeepsThePicker() {
     EndpointSet first = set(instance("a"), instance("b"));
     balancer.update(first);
