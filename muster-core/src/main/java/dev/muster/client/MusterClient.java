@@ -27,7 +27,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -45,8 +47,11 @@ import java.util.random.RandomGenerator;
  *
  * Waiting for the first set (grpc-java's channel waits for its first resolution the same way): `firstSet` completes
  * once, on the notifier thread, after the balancer took the first set, or exceptionally at close(). A call made
- * before that gets a gate completed by whichever comes first, the first set or its own first-set timer on the
- * scheduler; CompletableFuture.complete is atomic, so exactly one of them decides, and no thread blocks.
+ * before that puts a gate into `waiting`; whichever comes first completes it: the first set or close (which drain
+ * `waiting`), or the call's own first-set timer on the scheduler. CompletableFuture.complete is atomic, so exactly
+ * one of them decides, and no thread blocks. A gate leaves `waiting` as soon as it is decided or its call is
+ * cancelled, so calls that time out while the registry stays unreachable do not pile up. A call that adds its gate
+ * just after the drain sees firstSet done on its re-check and decides its gate itself.
  */
 /**
  * Calls one service over any transport: the endpoint cache's sets go to a {@link Balancer}, each call runs an
@@ -79,6 +84,8 @@ public final class MusterClient implements AutoCloseable {
   private final Scheduler scheduler;
   private final Duration firstSetTimeout;
   private final CompletableFuture<Void> firstSet = new CompletableFuture<>();
+  /** The gates of calls waiting for the first set; each leaves on its first set, timeout, cancel or close. */
+  private final Set<CompletableFuture<Throwable>> waiting = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private MusterClient(Builder b) {
@@ -94,7 +101,9 @@ public final class MusterClient implements AutoCloseable {
       @Override
       public void onChange(EndpointSet set, EndpointDelta delta) {
         balancer.update(set, delta);
-        firstSet.complete(null);
+        if (firstSet.complete(null)) {
+          release(null);
+        }
       }
     };
     if (b.cache != null) {
@@ -137,12 +146,22 @@ public final class MusterClient implements AutoCloseable {
       return caller.call(attempt, idempotent);
     }
     CompletableFuture<Throwable> gate = new CompletableFuture<>(); // null: the first set is in
-    Runnable cancelTimer = scheduler.schedule(() -> gate.complete(new NoEndpointException("no endpoint set for "
-        + service + " within " + firstSetTimeout.toMillis() + " ms: its endpoint cache has not published a first"
-        + " set (is the registry reachable?)")), firstSetTimeout);
-    firstSet.whenComplete((ok, failure) -> gate.complete(failure));
+    waiting.add(gate);
+    Runnable cancelTimer = scheduler.schedule(() -> {
+      waiting.remove(gate);
+      gate.complete(new NoEndpointException("no endpoint set for " + service + " within "
+          + firstSetTimeout.toMillis() + " ms: its endpoint cache has not published a first set (is the registry"
+          + " reachable?)"));
+    }, firstSetTimeout);
+    if (firstSet.isDone()) { // the first set (or close) came after isReady() and may have missed this gate
+      waiting.remove(gate);
+      gate.complete(isReady() ? null : closedFailure());
+    }
     CompletableFuture<CallResult<T>> result = new CompletableFuture<>();
-    result.whenComplete((r, e) -> cancelTimer.run());
+    result.whenComplete((r, e) -> {
+      cancelTimer.run();
+      waiting.remove(gate);
+    });
     gate.thenAccept(failure -> {
       if (result.isDone()) {
         return; // cancelled while waiting
@@ -197,6 +216,11 @@ public final class MusterClient implements AutoCloseable {
     }
   }
 
+  /** Calls waiting for the first set now (each leaves on the first set, its timeout, its cancel or close). */
+  public int waitingCalls() {
+    return waiting.size();
+  }
+
   /** How long a call waits for the first set. */
   public Duration firstSetTimeout() {
     return firstSetTimeout;
@@ -231,9 +255,19 @@ public final class MusterClient implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    firstSet.completeExceptionally(closedFailure());
+    if (firstSet.completeExceptionally(closedFailure())) {
+      release(closedFailure());
+    }
     if (ownsCache) {
       cache.close();
+    }
+  }
+
+  /** Lets every waiting call go on: with null to run, else to fail with {@code failure}. */
+  private void release(Throwable failure) {
+    for (CompletableFuture<Throwable> gate : waiting) {
+      waiting.remove(gate);
+      gate.complete(failure);
     }
   }
 

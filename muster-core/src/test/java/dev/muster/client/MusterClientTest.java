@@ -91,6 +91,59 @@ class MusterClientTest {
   }
 
   @Test
+  void callsThatTimeOutWhileTheRegistryStaysUnreachableDoNotPileUp() {
+    client = builder().firstSetTimeout(Duration.ofSeconds(1)).build();
+    for (int i = 0; i < 100; i++) {
+      client.call(attempt, Idempotent.YES);
+    }
+    assertThat(client.waitingCalls()).isEqualTo(100);
+
+    scheduler.advance(Duration.ofSeconds(1));
+
+    assertThat(client.waitingCalls()).isZero();
+    assertThat(scheduler.pending()).isZero();
+  }
+
+  @Test
+  void theFirstSetReleasesEveryWaitingCall() {
+    client = builder().build();
+    List<CompletableFuture<CallResult<String>>> calls = new java.util.ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      calls.add(client.call(attempt, Idempotent.YES));
+    }
+
+    cache.publish(instance("a"), instance("b"));
+
+    assertThat(calls).allSatisfy(c -> assertThat(c.join().ok()).isTrue());
+    assertThat(client.waitingCalls()).isZero();
+    assertThat(scheduler.pending()).as("every first-set timer is cancelled").isZero();
+  }
+
+  @Test
+  void noCallRacingTheFirstSetIsLeftWaiting() throws Exception {
+    for (int round = 0; round < 20; round++) {
+      ManualCache racing = new ManualCache();
+      try (MusterClient c = MusterClient.builder(racing).service("orders").firstSetTimeout(Duration.ofMinutes(5))
+          .build()) {
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3);
+        List<java.util.concurrent.Future<CompletableFuture<CallResult<String>>>> calls = new java.util.ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+          calls.add(pool.submit(() -> c.call(attempt, Idempotent.YES)));
+          if (i == 150) {
+            racing.publish(instance("a"));
+          }
+        }
+        for (var f : calls) {
+          assertThat(f.get(10, java.util.concurrent.TimeUnit.SECONDS).get(10, java.util.concurrent.TimeUnit.SECONDS)
+              .ok()).isTrue();
+        }
+        pool.shutdown();
+        assertThat(c.waitingCalls()).isZero();
+      }
+    }
+  }
+
+  @Test
   void theDefaultFirstSetTimeoutIsTenSeconds() {
     client = builder().build();
     assertThat(client.firstSetTimeout()).isEqualTo(Duration.ofSeconds(10));
