@@ -9,6 +9,7 @@ module dev.muster.core {
   exports dev.muster.balance;
   exports dev.muster.cache;
   exports dev.muster.call;
+  exports dev.muster.client;
   exports dev.muster.http;
   exports dev.muster.outlier;
   exports dev.muster.registry;

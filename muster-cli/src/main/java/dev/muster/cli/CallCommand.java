@@ -3,6 +3,7 @@ package dev.muster.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.muster.RegistryUnavailableException;
+import dev.muster.balance.Balancer;
 import dev.muster.balance.BalancerConfig;
 import dev.muster.cache.CacheConfig;
 import dev.muster.cache.EndpointCache;
@@ -11,6 +12,7 @@ import dev.muster.cache.EndpointListener;
 import dev.muster.cache.EndpointSet;
 import dev.muster.call.CallResult;
 import dev.muster.call.Idempotent;
+import dev.muster.client.MusterClient;
 import dev.muster.etcd.EtcdRegistry;
 import dev.muster.http.HttpCallConfig;
 import dev.muster.http.MusterHttp;
@@ -36,7 +38,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code muster call SERVICE PATH}: HTTP GET through the endpoint cache, the balancer, local ejection and budgeted
- * retries (SPEC §5, §7). Prints one line per call and a summary {@code N ok, N failed, N retried, N ejected}.
+ * retries (SPEC §5, §7), with {@link MusterHttp} (one {@link MusterClient} for the service). Prints one line per
+ * call and a summary {@code N ok, N failed, N retried, N ejected}.
  * With {@code --count 0} it calls until SIGTERM/SIGINT (the lab's consumers), then prints the summary.
  *
  * <p>Calls start at a fixed rate on one scheduler thread and complete on HTTP threads; lines are printed as calls
@@ -133,14 +136,16 @@ final class CallCommand implements Callable<Integer> {
     RetryConfig retry = RetryConfig.defaults().toBuilder().maxRetries(maxRetries).attemptTimeout(attemptTimeout)
         .build();
     BalancerConfig balancer = BalancerConfig.defaults().toBuilder().policy(policy).localZone(zone).build();
-    HttpCallConfig config = HttpCallConfig.defaults().withOutlier(outlier).withRetry(retry).withBalancer(balancer);
+    HttpCallConfig config = HttpCallConfig.defaults().withOutlier(outlier).withRetry(retry).withBalancer(balancer)
+        .withFirstSetTimeout(startTimeout);
     PrintWriter out = spec.commandLine().getOut();
     EtcdRegistry registry = EtcdRegistry.connect(common.etcdConfig());
     EndpointCache cache = registry.watch(CacheConfig.builder(service).namespace(common.namespace).build());
     MusterHttp http = new MusterHttp(s -> cache, config); // one service per process: the cache above is its cache
-    http.balancer(service); // first use: MusterHttp adds its listener (set -> balancer), so it runs before ours
+    // First use: the service's MusterClient adds its listener (set -> balancer), so it runs before ours.
+    MusterClient client = http.client(service);
     if (clearOnStale) {
-      cache.addListener(new ClearOnStale(http, cache, out));
+      cache.addListener(new ClearOnStale(client.balancer(), cache, out));
     }
     if (json) {
       cache.addListener(new SetPrinter(out));
@@ -153,10 +158,10 @@ final class CallCommand implements Callable<Integer> {
     CountDownLatch finished = new CountDownLatch(count == 0 ? 1 : count);
     Thread summaryOnStop = new Thread(() -> {
       ticker.shutdownNow();
-      summary(out, http);
+      summary(out, client);
     }, "muster-call-summary");
     try {
-      if (!http.awaitReady(service, startTimeout)) {
+      if (!client.awaitReady(startTimeout)) {
         throw new RegistryUnavailableException("no endpoint set for " + service + " within "
             + startTimeout.toMillis() + " ms: etcd at " + registry.config().endpoints() + " did not answer; start"
             + " etcd (./muster etcd) or check --endpoints", null);
@@ -182,7 +187,7 @@ final class CallCommand implements Callable<Integer> {
       }, 0, interval.toNanos(), TimeUnit.NANOSECONDS);
       finished.await();
       ticker.shutdownNow();
-      summary(out, http);
+      summary(out, client);
       return failed.get() == 0 ? 0 : Errors.FAILURE;
     } finally {
       http.close();
@@ -232,9 +237,9 @@ final class CallCommand implements Callable<Integer> {
     }
   }
 
-  private void summary(PrintWriter out, MusterHttp http) {
-    long ejected = http.balancer(service).detector().ejections();
-    long refused = http.caller(service).budget().refused();
+  private void summary(PrintWriter out, MusterClient client) {
+    long ejected = client.balancer().detector().ejections();
+    long refused = client.budget().refused();
     if (json) {
       ObjectNode node = JsonLines.event("summary", Instant.now());
       node.put("service", service);
@@ -259,17 +264,18 @@ final class CallCommand implements Callable<Integer> {
    * endpoint although the last known instances are still serving; when the cache recovers, its set is used again.
    * The lab's {@code registry_down_keep_vs_clear} compares it with the default, keep-last-known (SPEC §4, §6).
    *
-   * <p>Runs on the cache's notifier thread, after MusterHttp's own listener (which hands every published set to
-   * the balancer), so while stale it re-clears whatever that listener restored.
+   * <p>Runs on the cache's notifier thread, after the MusterClient's own listener (which hands every published change
+   * to the balancer; a change that does not fit the emptied balancer is taken as a whole set), so while stale it
+   * re-clears whatever that listener restored.
    */
   private final class ClearOnStale implements EndpointListener {
-    private final MusterHttp http;
+    private final Balancer balancer;
     private final EndpointCache cache;
     private final PrintWriter out;
     private boolean cleared; // notifier thread only
 
-    ClearOnStale(MusterHttp http, EndpointCache cache, PrintWriter out) {
-      this.http = http;
+    ClearOnStale(Balancer balancer, EndpointCache cache, PrintWriter out) {
+      this.balancer = balancer;
       this.cache = cache;
       this.out = out;
     }
@@ -277,21 +283,21 @@ final class CallCommand implements Callable<Integer> {
     @Override
     public void onChange(EndpointSet set, EndpointDelta delta) {
       if (cleared) {
-        http.balancer(service).update(EndpointSet.EMPTY); // MusterHttp's listener just handed it the set
+        balancer.update(EndpointSet.EMPTY); // the client's listener just handed it the set
       }
     }
 
     @Override
     public void onStale(EndpointSet set, Instant since, String reason) {
       cleared = true;
-      http.balancer(service).update(EndpointSet.EMPTY);
+      balancer.update(EndpointSet.EMPTY);
       note("cleared", set);
     }
 
     @Override
     public void onRecovered(EndpointSet set, Duration staleFor) {
       cleared = false;
-      http.balancer(service).update(cache.current());
+      balancer.update(cache.current());
       note("restored", cache.current());
     }
 

@@ -50,6 +50,10 @@ final class RegisterCommand implements Callable<Integer> {
       description = "Where callers reach the instance, e.g. 10.0.0.7:8080 or [fd00::7]:8080.")
   String address;
 
+  @Option(names = "--json", description = "One JSON object per event and line. Always on: register prints only JSON"
+      + " lines; accepted, like every command that prints events, so scripts can pass it everywhere.")
+  boolean json;
+
   @Option(names = "--id", paramLabel = "ID", description = "Instance id (default: HOST-PORT-6 random hex).")
   String id;
 

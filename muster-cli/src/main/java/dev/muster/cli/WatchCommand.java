@@ -60,7 +60,8 @@ final class WatchCommand implements Callable<Integer> {
   Duration progressTimeout;
 
   @Option(names = "--mass-removal-percent", paramLabel = "N", defaultValue = "0",
-      description = "Hold the last good set when one change would remove more than N% of it; 0 = off (default).")
+      description = "Hold the last good set when one change would remove more than N%% of it; 0 = off (default"
+          + " ${DEFAULT-VALUE}).")
   int massRemovalPercent;
 
   @Option(names = "--start-timeout", paramLabel = "D", defaultValue = "10s", converter = DurationConverter.class,

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Three provider processes ({@code register --serve-hello}, TTL 3 s) and two consumer processes calling every
  * 50 ms with a 300 ms attempt timeout: A with ejection (after 1 failure, 2 s) and one retry, B with neither.
  * One provider is SIGSTOPped (attempts time out), later another is SIGKILLed (connections refused); each stays in
- * the consumers' sets until its lease expires — the stale window.
+ * the consumers' sets until its lease expires — the stale window. The test waits on what the consumers print (their
+ * caches' set lines), never for a fixed time.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class CallCommandIT {
@@ -51,12 +52,17 @@ class CallCommandIT {
 
         Instant stopAt = Instant.now();
         p1.signal("STOP");
-        Thread.sleep(5_000); // lease (3 s) runs out, consumers drop p1
+        // The stale window: p1's lease (3 s) runs out and both consumers' caches drop it.
+        await().atMost(Duration.ofSeconds(30)).until(() -> dropped(a, "p1", stopAt) && dropped(b, "p1", stopAt));
         p1.signal("CONT");
         await().atMost(Duration.ofSeconds(10)).until(() -> p1.events().contains("reregistered"));
         Instant killAt = Instant.now();
         p2.process().toHandle().destroyForcibly();
-        Thread.sleep(5_000);
+        await().atMost(Duration.ofSeconds(30)).until(() -> dropped(a, "p2", killAt) && dropped(b, "p2", killAt));
+        Instant bothDropped = Instant.now();
+        // Some calls after the window, so each consumer's summary counts calls made without p2.
+        await().atMost(Duration.ofSeconds(30)).until(() -> callsAfter(a, bothDropped) >= 10
+            && callsAfter(b, bothDropped) >= 10);
 
         a.terminate();
         b.terminate();
@@ -126,6 +132,24 @@ class CallCommandIT {
     List<JsonNode> lines = callLines(p);
     return lines.size() >= n && lines.subList(lines.size() - n, lines.size()).stream()
         .allMatch(l -> l.path("ok").asBoolean());
+  }
+
+  /** A set line of {@code p}'s cache printed at or after {@code after} without {@code id}: p stopped picking it. */
+  private static boolean dropped(CliProcess p, String id, Instant after) {
+    return p.json().stream()
+        .filter(n -> n.has("instances") && !Instant.parse(n.path("ts").asText()).isBefore(after))
+        .anyMatch(n -> {
+          for (JsonNode i : n.path("instances")) {
+            if (i.path("id").asText().equals(id)) {
+              return false;
+            }
+          }
+          return true;
+        });
+  }
+
+  private static long callsAfter(CliProcess p, Instant t) {
+    return callLines(p).stream().filter(n -> !startedBefore(n, t)).count();
   }
 
   private static long calls(CliProcess p) {

@@ -1,5 +1,7 @@
 package dev.muster.balance;
 
+import dev.muster.cache.EndpointDelta;
+import dev.muster.cache.EndpointListener;
 import dev.muster.cache.EndpointSet;
 import dev.muster.outlier.OutlierDetector;
 import dev.muster.outlier.OutlierState;
@@ -25,6 +27,12 @@ import org.slf4j.LoggerFactory;
  * un-ejection — rebuilds an immutable Picker under `lock` and publishes it through the volatile `picker` field. A
  * pick reads that field and nothing else shared, so it takes no lock and allocates nothing.
  *
+ * A set update from the cache comes with its delta: `byKey` (mutable, only touched under `lock`, never seen by a
+ * pick) changes only at the delta's keys, so unchanged endpoints' states are not even looked at. Only a change of
+ * members re-lays the key-ordered arrays; the picker, flat arrays of candidates, is rebuilt for every update that
+ * changes members or what it reads (weight, zone, DRAINING). The picker's build stays O(set size): making it
+ * incremental would need persistent weighted trees in place of the arrays that keep pick() allocation-free.
+ *
  * Un-ejection needs no timer: the picker knows the earliest ejection end; a pick that finds the ticker past it tries
  * the lock (tryLock, so a pick never waits) and rebuilds, which first asks the detector to un-eject what is due. If
  * another thread holds the lock, the pick uses the current picker; the holder's rebuild or the next pick catches up.
@@ -37,10 +45,11 @@ import org.slf4j.LoggerFactory;
  * endpoint is available (SPEC §5).
  *
  * <p>Thread-safe. {@link #pick()} and {@link #pick(EndpointState)} are lock-free and allocation-free and may be called
- * from any thread. {@link #update(EndpointSet)} may be called from any thread (normally the cache's notifier); it
- * takes a short lock and calls {@code onRemoved} on the calling thread after releasing it.
+ * from any thread. {@link #update(EndpointSet, EndpointDelta)} and {@link #update(EndpointSet)} may be called from any
+ * thread (normally the cache's notifier, the balancer being the cache's {@link EndpointListener}); they take a short
+ * lock and call {@code onRemoved} on the calling thread after releasing it.
  */
-public final class Balancer {
+public final class Balancer implements EndpointListener {
   private static final Logger log = LoggerFactory.getLogger(Balancer.class);
 
   private final BalancerConfig config;
@@ -52,7 +61,7 @@ public final class Balancer {
   private final ReentrantLock lock = new ReentrantLock();
 
   // Guarded by lock.
-  private Map<InstanceKey, EndpointState> byKey = Map.of();
+  private Map<InstanceKey, EndpointState> byKey = new HashMap<>();
   private EndpointState[] ordered = new EndpointState[0];
   private List<OutlierState> outliers = List.of();
 
@@ -100,42 +109,147 @@ public final class Balancer {
   }
 
   /**
-   * Takes a new endpoint set: surviving keys keep their {@link EndpointState} (load, latency, ejection) with the
-   * instance refreshed, new keys get a fresh one, and removed keys are dropped and reported to {@code onRemoved}.
+   * Takes a whole new endpoint set: surviving keys keep their {@link EndpointState} (load, latency, ejection) with
+   * the instance refreshed, new keys get a fresh one, and removed keys are dropped and reported to
+   * {@code onRemoved}. O(set size): compares every key. A cache's listener should call
+   * {@link #update(EndpointSet, EndpointDelta)} (or register the balancer itself), which touches only the delta.
    */
   public void update(EndpointSet set) {
     Objects.requireNonNull(set, "set");
     List<Instance> removed = new ArrayList<>();
     lock.lock();
     try {
-      Map<InstanceKey, EndpointState> next = new HashMap<>();
-      List<Instance> instances = set.instances();
-      EndpointState[] nextOrdered = new EndpointState[instances.size()];
-      List<OutlierState> nextOutliers = new ArrayList<>(instances.size());
-      for (int i = 0; i < nextOrdered.length; i++) {
-        Instance instance = instances.get(i);
-        EndpointState state = byKey.get(instance.key());
-        if (state == null) {
-          state = new EndpointState(instance, config.ewmaDecay(), nanoTime);
-        } else {
-          state.instance(instance);
-        }
-        next.put(state.key(), state);
-        nextOrdered[i] = state;
-        nextOutliers.add(state.outlier());
-      }
-      for (Map.Entry<InstanceKey, EndpointState> old : byKey.entrySet()) {
-        if (!next.containsKey(old.getKey())) {
-          removed.add(old.getValue().instance());
-        }
-      }
-      byKey = next;
-      ordered = nextOrdered;
-      outliers = List.copyOf(nextOutliers);
+      replaceLocked(set, removed);
       rebuildLocked();
     } finally {
       lock.unlock();
     }
+    report(removed);
+  }
+
+  /**
+   * Takes the change from the set given last to {@code set}, as the cache's listener receives it: only the
+   * {@code delta}'s keys are looked at (O(changed)); unchanged endpoints keep their state and instance untouched.
+   * The picker is then rebuilt once (O(set size), a walk over flat arrays: they are what keeps {@link #pick()}
+   * allocation-free), unless the delta changed only fields it does not read (metadata, tags, address).
+   *
+   * <p>A delta that does not fit the balancer's current endpoints (a key to change or remove that it does not
+   * have, a key to add that it has, or a final count other than {@code set.size()}: the balancer was last given a
+   * different set, e.g. by {@link #update(EndpointSet)}) is not trusted: {@code set} is then taken whole.
+   */
+  public void update(EndpointSet set, EndpointDelta delta) {
+    Objects.requireNonNull(set, "set");
+    Objects.requireNonNull(delta, "delta");
+    List<Instance> removed = new ArrayList<>();
+    lock.lock();
+    try {
+      if (delta.isEmpty() && set.size() == byKey.size()) {
+        return; // nothing to do: every state and the picker are as they were
+      }
+      Boolean pickerStale = applyLocked(set, delta, removed);
+      if (pickerStale == null) {
+        removed.clear();
+        replaceLocked(set, removed);
+        pickerStale = true;
+      }
+      if (pickerStale) {
+        rebuildLocked();
+      }
+    } finally {
+      lock.unlock();
+    }
+    report(removed);
+  }
+
+  /** {@link #update(EndpointSet, EndpointDelta)}: a balancer can be a cache's listener itself. */
+  @Override
+  public void onChange(EndpointSet set, EndpointDelta delta) {
+    update(set, delta);
+  }
+
+  /**
+   * Applies the delta to {@code byKey} and the arrays. Returns null (and changes nothing) when it does not fit;
+   * otherwise whether the picker must be rebuilt: not when only fields it never reads changed (metadata, tags).
+   */
+  private Boolean applyLocked(EndpointSet set, EndpointDelta delta, List<Instance> removed) {
+    for (Instance i : delta.removed()) {
+      if (!byKey.containsKey(i.key())) {
+        return null;
+      }
+    }
+    for (Instance i : delta.changed()) {
+      if (!byKey.containsKey(i.key())) {
+        return null;
+      }
+    }
+    for (Instance i : delta.added()) {
+      if (byKey.containsKey(i.key())) {
+        return null;
+      }
+    }
+    if (byKey.size() - delta.removed().size() + delta.added().size() != set.size()) {
+      return null;
+    }
+    boolean pickerStale = false;
+    for (Instance i : delta.changed()) {
+      EndpointState state = byKey.get(i.key());
+      pickerStale |= !samePickFields(state.instance(), i);
+      state.instance(i);
+    }
+    if (delta.added().isEmpty() && delta.removed().isEmpty()) {
+      return pickerStale; // same members, same order: the arrays stay
+    }
+    for (Instance i : delta.removed()) {
+      removed.add(byKey.remove(i.key()).instance());
+    }
+    for (Instance i : delta.added()) {
+      byKey.put(i.key(), new EndpointState(i, config.ewmaDecay(), nanoTime));
+    }
+    orderLocked(set);
+    return true;
+  }
+
+  /** The fields a picker is built from (Picker reads weight, zone and DRAINING) are the same in both. */
+  private static boolean samePickFields(Instance a, Instance b) {
+    return a.weight() == b.weight() && a.state() == b.state() && Objects.equals(a.zone(), b.zone());
+  }
+
+  /** Makes {@code byKey} and the arrays hold exactly {@code set}, comparing every key. */
+  private void replaceLocked(EndpointSet set, List<Instance> removed) {
+    Map<InstanceKey, EndpointState> next = new HashMap<>();
+    for (Instance instance : set.instances()) {
+      EndpointState state = byKey.get(instance.key());
+      if (state == null) {
+        state = new EndpointState(instance, config.ewmaDecay(), nanoTime);
+      } else {
+        state.instance(instance);
+      }
+      next.put(state.key(), state);
+    }
+    for (Map.Entry<InstanceKey, EndpointState> old : byKey.entrySet()) {
+      if (!next.containsKey(old.getKey())) {
+        removed.add(old.getValue().instance());
+      }
+    }
+    byKey = next;
+    orderLocked(set);
+  }
+
+  /** The arrays in the set's key order, from {@code byKey} (which holds exactly the set's keys). */
+  private void orderLocked(EndpointSet set) {
+    List<Instance> instances = set.instances();
+    EndpointState[] nextOrdered = new EndpointState[instances.size()];
+    OutlierState[] nextOutliers = new OutlierState[instances.size()];
+    for (int i = 0; i < nextOrdered.length; i++) {
+      EndpointState state = byKey.get(instances.get(i).key());
+      nextOrdered[i] = state;
+      nextOutliers[i] = state.outlier();
+    }
+    ordered = nextOrdered;
+    outliers = List.of(nextOutliers);
+  }
+
+  private void report(List<Instance> removed) {
     for (Instance instance : removed) {
       try {
         onRemoved.accept(instance);

@@ -4,5 +4,6 @@
  * {@link dev.muster.call.Caller} picks endpoints through a {@link dev.muster.balance.Balancer}, enforces each
  * attempt's deadline, feeds outcomes to the outlier detector and retries idempotent calls on a different endpoint
  * within the {@link dev.muster.retry.RetryBudget}. Events go to {@link dev.muster.call.CallMetrics}.
+ * {@link dev.muster.client.MusterClient} wires all of these for one service behind one builder.
  */
 package dev.muster.call;

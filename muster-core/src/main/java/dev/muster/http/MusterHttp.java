@@ -2,99 +2,179 @@ package dev.muster.http;
 
 import dev.muster.InvalidInputException;
 import dev.muster.balance.Balancer;
+import dev.muster.cache.CacheConfig;
 import dev.muster.cache.EndpointCache;
-import dev.muster.call.Attempt;
+import dev.muster.cache.EndpointSource;
 import dev.muster.call.AttemptResult;
-import dev.muster.call.CallMetrics;
 import dev.muster.call.CallResult;
 import dev.muster.call.Caller;
 import dev.muster.call.Idempotent;
-import dev.muster.call.MicrometerCallMetrics;
-import dev.muster.outlier.OutlierDetector;
+import dev.muster.client.MusterClient;
 import dev.muster.registry.Instance;
 import dev.muster.registry.Names;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
+/*
+ * One MusterClient per service, opened on the service's first use. Opening is I/O (the cache starts a range and a
+ * watch), so it never runs inside the map's computeIfAbsent, whose bin lock would stall other services' first calls:
+ * the first caller puts an incomplete future with putIfAbsent (no I/O under the bin lock), opens the service
+ * outside any lock, and completes the future; a concurrent first call for the same service chains onto that future
+ * (call) or waits for it (the diagnostic getters). MusterHttp owns what it opens: close() closes every service's
+ * client, cache and HTTP clients, including one still being opened (its opener closes it).
+ */
 /**
  * HTTP calls to a service by name, through its endpoint cache: the balancer picks an address, a failing address is
  * ejected locally (never in etcd), and idempotent calls are retried once on a different address within the retry
- * budget (SPEC §5).
+ * budget (SPEC §5). A thin layer over one {@link MusterClient} per service.
  *
  * <pre>{@code
- * MusterHttp http = new MusterHttp(service -> registry.watch(CacheConfig.builder(service).build()),
- *     HttpCallConfig.defaults());
+ * MusterHttp http = new MusterHttp(registry, HttpCallConfig.defaults()); // registry: an EndpointSource
  * CallResult<HttpResponse<String>> r = http.call("orders",
  *     HttpRequest.newBuilder(URI.create("http://orders/hello")).GET().build(), Idempotent.YES).join();
  * }</pre>
  *
- * <p>The request's scheme, host and port are replaced by the picked endpoint's address; its path, query, method,
- * headers and body are kept. A status of 500 or more counts toward {@code consecutive5xx} and is returned as the
- * call's value; a refused or reset connection or an attempt timeout counts as a local-origin failure.
+ * <p>The request's scheme, host and port are replaced by the picked endpoint's address; its raw (still encoded) path
+ * and query, method, headers and body are kept. A status of 500 or more counts toward {@code consecutive5xx} and is
+ * returned as the call's value; a refused or reset connection or an attempt timeout counts as a local-origin
+ * failure.
  *
- * <p>Thread-safe and non-blocking: {@link #call} returns at once; the first call for a service starts its cache
- * (calls before the cache's first set fail with {@link dev.muster.call.NoEndpointException}, so wait with
- * {@link #awaitReady}). Result futures complete on HTTP client or deadline threads; do not block in callbacks.
+ * <p>Thread-safe and non-blocking: {@link #call} returns at once; the first call for a service opens its cache, and
+ * calls made before the cache's first set wait for it up to {@link HttpCallConfig#firstSetTimeout()}, then fail
+ * with {@link dev.muster.call.NoEndpointException}. Result futures complete on HTTP client, deadline or cache
+ * notifier threads; do not block in callbacks. {@link #close()} closes every cache this instance opened.
  */
 public final class MusterHttp implements AutoCloseable {
   private final Function<String, EndpointCache> caches;
   private final HttpCallConfig config;
-  private final Map<String, ServiceCalls> services = new ConcurrentHashMap<>();
+  private final Map<String, CompletableFuture<ServiceCalls>> services = new ConcurrentHashMap<>();
+  private final AtomicBoolean closed = new AtomicBoolean();
 
   /**
    * @param caches opens the endpoint cache of a service (called once per service, e.g.
-   *     {@code service -> registry.watch(CacheConfig.builder(service).build())})
+   *     {@code service -> registry.watch(CacheConfig.builder(service).build())}); MusterHttp closes what it returns
    */
   public MusterHttp(Function<String, EndpointCache> caches, HttpCallConfig config) {
     this.caches = Objects.requireNonNull(caches, "caches");
     this.config = Objects.requireNonNull(config, "config");
   }
 
-  /** Calls {@code service} with {@code request} (its host is replaced by the picked endpoint's). */
+  /** Opens each service's cache from {@code source} with {@code CacheConfig.builder(service)}'s defaults. */
+  public MusterHttp(EndpointSource source, HttpCallConfig config) {
+    this(service -> source.watch(CacheConfig.builder(service).build()), config);
+    Objects.requireNonNull(source, "source");
+  }
+
+  /**
+   * Calls {@code service} with {@code request} (its host is replaced by the picked endpoint's). Throws
+   * {@link IllegalStateException} once this MusterHttp is closed.
+   */
   public CompletableFuture<CallResult<HttpResponse<String>>> call(String service, HttpRequest request,
       Idempotent idempotent) {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(idempotent, "idempotent");
-    ServiceCalls calls = services(service);
-    return calls.caller.call((target, timeout) -> calls.attempt(request, target, timeout), idempotent);
+    CompletableFuture<ServiceCalls> opening = opened(service);
+    if (opening.isDone() && !opening.isCompletedExceptionally()) {
+      return opening.join().call(request, idempotent); // the usual case: cancelling the result stops retries
+    }
+    return opening.thenCompose(calls -> calls.call(request, idempotent));
   }
 
-  /** {@code GET path} on {@code service}. */
+  /** {@code GET path} on {@code service}; {@code path} may carry a query and is sent as given (still encoded). */
   public CompletableFuture<CallResult<HttpResponse<String>>> get(String service, String path, Idempotent idempotent) {
     return call(service, HttpRequest.newBuilder(uriFor(service, path)).GET().build(), idempotent);
   }
 
-  /** Starts the service's cache if needed and waits up to {@code timeout} for its first set. */
-  public boolean awaitReady(String service, java.time.Duration timeout) {
-    return services(service).cache.awaitReady(timeout);
+  /** Opens the service if needed and waits up to {@code timeout} for its first set; false on timeout. */
+  public boolean awaitReady(String service, Duration timeout) {
+    return client(service).awaitReady(timeout);
+  }
+
+  /** The service's client (opening it if needed): its cache, balancer and budget, for diagnostics and tests. */
+  public MusterClient client(String service) {
+    try {
+      return opened(service).join().client;
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : e;
+    }
   }
 
   /** The service's balancer (endpoints, ejection state), for diagnostics and tests. */
   public Balancer balancer(String service) {
-    return services(service).balancer;
+    return client(service).balancer();
   }
 
   /** The service's call engine (retry budget counters). */
   public Caller caller(String service) {
-    return services(service).caller;
+    return client(service).caller();
   }
 
+  /** Closes every service's client, endpoint cache and HTTP clients; later calls throw. Idempotent. */
   @Override
   public void close() {
-    services.values().forEach(s -> s.clients.closeAll());
-    services.clear();
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    for (CompletableFuture<ServiceCalls> f : List.copyOf(services.values())) {
+      if (f.isDone() && !f.isCompletedExceptionally()) { // one still opening is closed by its opener
+        f.join().close();
+      }
+    }
   }
 
-  private ServiceCalls services(String service) {
+  /** The service's calls, opened by this thread if it is the first to ask. Never opens under a lock. */
+  private CompletableFuture<ServiceCalls> opened(String service) {
     Names.requireValid("service", service);
-    return services.computeIfAbsent(service, s -> new ServiceCalls(s, caches.apply(s)));
+    requireOpen();
+    CompletableFuture<ServiceCalls> f = services.get(service);
+    if (f != null) {
+      return f;
+    }
+    CompletableFuture<ServiceCalls> mine = new CompletableFuture<>();
+    f = services.putIfAbsent(service, mine);
+    if (f != null) {
+      return f;
+    }
+    ServiceCalls calls;
+    try {
+      calls = open(service);
+    } catch (RuntimeException | Error e) {
+      services.remove(service, mine); // a later call tries again
+      mine.completeExceptionally(e);
+      throw e;
+    }
+    mine.complete(calls);
+    if (closed.get()) {
+      calls.close();
+    }
+    return mine;
+  }
+
+  private ServiceCalls open(String service) {
+    EndpointCache cache = Objects.requireNonNull(caches.apply(service), "the cache function returned null");
+    try {
+      return new ServiceCalls(service, cache);
+    } catch (RuntimeException | Error e) {
+      cache.close();
+      throw e;
+    }
+  }
+
+  private void requireOpen() {
+    if (closed.get()) {
+      throw new IllegalStateException("this MusterHttp is closed: make a new one");
+    }
   }
 
   private static URI uriFor(String service, String path) {
@@ -108,31 +188,48 @@ public final class MusterHttp implements AutoCloseable {
     }
   }
 
-  /** Everything one service needs: its cache, balancer, caller and per-endpoint HTTP clients. */
+  /**
+   * {@code target}'s address with {@code template}'s raw path and query, unchanged: decoding and re-encoding them
+   * would turn {@code %2F} into a path separator and {@code %26} into a query separator.
+   */
+  static URI targetUri(URI template, Instance target) throws URISyntaxException {
+    String rawPath = template.getRawPath() == null || template.getRawPath().isEmpty() ? "/" : template.getRawPath();
+    String rawQuery = template.getRawQuery();
+    URI base = new URI("http", null, target.address(), target.port(), null, null, null); // brackets an IPv6 literal
+    return new URI(base + rawPath + (rawQuery == null ? "" : "?" + rawQuery));
+  }
+
+  /** One service: its client (cache, balancer, caller), the cache to close, and per-endpoint HTTP clients. */
   private final class ServiceCalls {
     final EndpointCache cache;
-    final Balancer balancer;
-    final Caller caller;
     final EndpointClients clients;
+    final MusterClient client;
 
     ServiceCalls(String service, EndpointCache cache) {
       this.cache = cache;
       this.clients = new EndpointClients(config.retry().attemptTimeout());
-      OutlierDetector detector = new OutlierDetector(config.outlier(), System::nanoTime);
-      this.balancer = Balancer.create(config.balancer(), detector, removed -> clients.removed(removed.key()));
-      CallMetrics metrics = config.meters() == null ? CallMetrics.noop()
-          : new MicrometerCallMetrics(config.meters(), service);
-      this.caller = Caller.create(balancer, config.retry(), metrics);
-      cache.addListener((set, delta) -> balancer.update(set)); // the current set arrives first, then each change
+      this.client = MusterClient.builder(cache).service(service)
+          .balancer(config.balancer()).outlier(config.outlier()).retry(config.retry()).meters(config.meters())
+          .firstSetTimeout(config.firstSetTimeout())
+          .onRemoved(removed -> clients.removed(removed.key()))
+          .build();
+    }
+
+    CompletableFuture<CallResult<HttpResponse<String>>> call(HttpRequest request, Idempotent idempotent) {
+      return client.call((target, timeout) -> attempt(request, target, timeout), idempotent);
+    }
+
+    void close() {
+      client.close();
+      cache.close();
+      clients.closeAll();
     }
 
     CompletableFuture<AttemptResult<HttpResponse<String>>> attempt(HttpRequest template, Instance target,
-        java.time.Duration timeout) {
+        Duration timeout) {
       URI uri;
       try {
-        URI t = template.uri();
-        uri = new URI("http", null, target.address(), target.port(), t.getRawPath() == null ? "/" : t.getPath(),
-            t.getQuery(), null);
+        uri = targetUri(template.uri(), target);
       } catch (URISyntaxException e) {
         return CompletableFuture.completedFuture(AttemptResult.localOriginFailure(e));
       }
@@ -149,8 +246,7 @@ public final class MusterHttp implements AutoCloseable {
         clients.done(target.key(), entry);
         if (failure != null) {
           return AttemptResult.<HttpResponse<String>>localOriginFailure(
-              failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
-                  ? failure.getCause() : failure);
+              failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure);
         }
         if (response.statusCode() >= 500) {
           return AttemptResult.serverError(response, new IllegalStateException("HTTP " + response.statusCode()

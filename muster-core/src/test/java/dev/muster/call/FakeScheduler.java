@@ -9,9 +9,9 @@ import java.util.PriorityQueue;
  * A {@link Scheduler} on a {@link FakeTicker}: tasks run only when a test calls {@link #advance}, in due order, on
  * the test's thread, with the ticker moved to each task's due time first.
  *
- * <p>Not thread-safe; the test thread drives it.
+ * <p>Not thread-safe; the test thread drives it. Shared with the client tests.
  */
-final class FakeScheduler implements Scheduler {
+public final class FakeScheduler implements Scheduler {
   private final FakeTicker ticker;
   private final PriorityQueue<Task> queue =
       new PriorityQueue<>(Comparator.comparingLong((Task t) -> t.due).thenComparingLong(t -> t.seq));
@@ -19,7 +19,7 @@ final class FakeScheduler implements Scheduler {
 
   private record Task(long due, long seq, Runnable action) {}
 
-  FakeScheduler(FakeTicker ticker) {
+  public FakeScheduler(FakeTicker ticker) {
     this.ticker = ticker;
   }
 
@@ -30,7 +30,7 @@ final class FakeScheduler implements Scheduler {
     return () -> queue.remove(t);
   }
 
-  void advance(Duration d) {
+  public void advance(Duration d) {
     long target = ticker.getAsLong() + d.toNanos();
     while (!queue.isEmpty() && queue.peek().due() <= target) {
       Task t = queue.poll();
@@ -41,7 +41,7 @@ final class FakeScheduler implements Scheduler {
   }
 
   /** Deadlines scheduled and neither run nor cancelled. */
-  int pending() {
+  public int pending() {
     return queue.size();
   }
 }

@@ -5,6 +5,7 @@ import dev.muster.RegistryUnavailableException;
 import dev.muster.cache.CacheConfig;
 import dev.muster.cache.EndpointCache;
 import dev.muster.cache.EndpointListener;
+import dev.muster.cache.EndpointSource;
 import dev.muster.cache.internal.CacheDriver;
 import dev.muster.etcd.internal.EtcdConnection;
 import dev.muster.etcd.internal.EtcdEndpointCache;
@@ -44,7 +45,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * <p>Thread-safe. Closing the registry closes every registration still open (drain, revoke), then the
  * connection.
  */
-public final class EtcdRegistry implements AutoCloseable {
+public final class EtcdRegistry implements AutoCloseable, EndpointSource {
   static {
     NegativeControls.install((registry, config, listeners) ->
         registry.watch(config, CacheDriver.ResumeRule.FROM_NOW_NEGATIVE_CONTROL, listeners));
@@ -106,6 +107,7 @@ public final class EtcdRegistry implements AutoCloseable {
    * keeps its set equal to etcd's (SPEC §4). Returns at once; {@link EndpointCache#awaitReady(java.time.Duration)}
    * waits for the first set. Closing the registry closes the cache.
    */
+  @Override
   public EndpointCache watch(CacheConfig config, EndpointListener... listeners) {
     return watch(config, CacheDriver.ResumeRule.AT_CHECKPOINT, List.of(listeners));
   }
