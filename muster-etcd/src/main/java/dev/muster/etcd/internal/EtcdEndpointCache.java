@@ -84,6 +84,7 @@ public final class EtcdEndpointCache implements EndpointCache {
   private final Map<Long, Watch.Watcher> watchers = new HashMap<>(); // loop thread only
   private volatile EndpointSet current = EndpointSet.EMPTY;
   private volatile boolean closed;
+  private Runnable onClosed = () -> { };
   private volatile long malformed;
 
   private EtcdEndpointCache(EtcdConnection connection, CacheConfig config, Clock clock) {
@@ -103,10 +104,14 @@ public final class EtcdEndpointCache implements EndpointCache {
         new Notifier(), store);
   }
 
-  /** Creates the cache and starts it: the first range runs on the cache's thread right away. */
+  /**
+   * Creates the cache and starts it: the first range runs on the cache's thread right away. {@code onClosed} runs
+   * once, on the thread that closes the cache, after it has closed.
+   */
   public static EtcdEndpointCache start(EtcdConnection connection, CacheConfig config, Clock clock,
-      List<EndpointListener> listeners) {
+      List<EndpointListener> listeners, Runnable onClosed) {
     EtcdEndpointCache cache = new EtcdEndpointCache(connection, config, clock);
+    cache.onClosed = java.util.Objects.requireNonNull(onClosed, "onClosed");
     listeners.forEach(cache.listeners::add);
     cache.loop.execute(cache.driver::start);
     return cache;
@@ -179,6 +184,7 @@ public final class EtcdEndpointCache implements EndpointCache {
     }
     loop.shutdownNow();
     notifier.shutdown();
+    onClosed.run();
   }
 
   // ---- plumbing ------------------------------------------------------------------------------------
