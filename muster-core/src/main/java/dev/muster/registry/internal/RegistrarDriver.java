@@ -295,8 +295,8 @@ public final class RegistrarDriver {
   private void abandon(RuntimeException why) {
     starting = false;
     state = RegistrationState.CLOSED;
+    closed.complete(null); // first: the adapter releases its thread and hook before the caller sees the failure
     started.completeExceptionally(why);
-    closed.complete(null);
   }
 
   /**
