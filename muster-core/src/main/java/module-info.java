@@ -18,4 +18,5 @@ module dev.muster.core {
   // Machinery: for Muster's own etcd adapter only.
   exports dev.muster.internal to dev.muster.etcd;
   exports dev.muster.cache.internal to dev.muster.etcd;
+  exports dev.muster.registry.internal to dev.muster.etcd;
 }

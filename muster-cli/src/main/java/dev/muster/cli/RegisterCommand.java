@@ -2,11 +2,13 @@ package dev.muster.cli;
 
 import dev.muster.InvalidInputException;
 import dev.muster.etcd.EtcdRegistry;
+import dev.muster.etcd.internal.NegativeControls;
 import dev.muster.registry.Instance;
 import dev.muster.registry.RegistrarConfig;
 import dev.muster.registry.Registration;
 import dev.muster.registry.RegistrationEvent;
 import dev.muster.registry.RegistrationState;
+import dev.muster.registry.internal.RegistrarControls;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -90,8 +92,8 @@ final class RegisterCommand implements Callable<Integer> {
           + " once without publishing DRAINING).")
   Duration drain;
 
-  @Option(names = "--no-reregister", description = "On lease loss keep renewing the dead lease instead of"
-      + " registering again (the lab's negative control).")
+  @Option(names = "--no-reregister", hidden = true, description = "On lease loss keep renewing the dead lease"
+      + " instead of registering again (the lab's negative control; not a production option).")
   boolean noReregister;
 
   @Option(names = "--max-failures", paramLabel = "N", defaultValue = "0",
@@ -122,14 +124,16 @@ final class RegisterCommand implements Callable<Integer> {
     HelloServer hello = serveHello
         ? HelloServer.start(instance.address(), instance.port(), instance.id(), helloDelay) : null;
     RegistrarConfig config = RegistrarConfig.builder()
-        .ttl(ttl).keepaliveInterval(keepalive).drain(drain).reregister(!noReregister).maxFailures(maxFailures)
-        .startTimeout(startTimeout).shutdownHook(true).reportKeepalives(logKeepalives).build();
+        .ttl(ttl).keepaliveInterval(keepalive).drain(drain).maxFailures(maxFailures)
+        .startTimeout(startTimeout).shutdownHook(true).build();
+    RegistrarControls controls = RegistrarControls.PRODUCTION.withReregister(!noReregister)
+        .withReportKeepalives(logKeepalives);
     PrintWriter out = spec.commandLine().getOut();
     CompletableFuture<RegistrationEvent> ended = new CompletableFuture<>();
     EtcdRegistry registry = EtcdRegistry.connect(common.etcdConfig());
     Registration registration;
     try {
-      registration = registry.register(instance, config, event -> {
+      registration = NegativeControls.register(registry, instance, config, controls, event -> {
         JsonLines.print(out, EventLines.of(event, instance));
         if (event.type() == RegistrationEvent.Type.FAILED || event.type() == RegistrationEvent.Type.REVOKED) {
           ended.complete(event);

@@ -11,29 +11,24 @@ import java.util.Objects;
  * @param keepaliveInterval time between keepalives, on the monotonic clock (default ttl/3)
  * @param drain how long to stay registered as DRAINING before revoking on close (default 2 × keepalive; 0 revokes
  *     at once and does not publish DRAINING)
- * @param reregister re-register with a new lease when the lease is lost (default true; false is the lab's
- *     negative control, which keeps renewing the dead lease id)
  * @param maxFailures give up (state FAILED) after this many consecutive failed keepalives; 0 = retry forever
  * @param startTimeout how long {@code register()} keeps trying to reach etcd before it throws
  *     {@link dev.muster.RegistryUnavailableException} (default 10 s)
- * @param requestTimeout deadline of each etcd call (default 2 s, at most the keepalive interval)
+ * @param requestTimeout deadline of each etcd call, at most the keepalive interval (default 2 s, or the keepalive
+ *     interval when that is shorter)
  * @param retryBase first retry delay after a failed keepalive; doubles up to the keepalive interval, full jitter
  *     (default 100 ms)
  * @param shutdownHook close (drain, revoke) on JVM shutdown, e.g. SIGTERM (default true)
- * @param reportKeepalives also report every successful keepalive as an event (default false; the lab uses it to
- *     know when each lease would have expired)
  */
 public record RegistrarConfig(
     Duration ttl,
     Duration keepaliveInterval,
     Duration drain,
-    boolean reregister,
     int maxFailures,
     Duration startTimeout,
     Duration requestTimeout,
     Duration retryBase,
-    boolean shutdownHook,
-    boolean reportKeepalives) {
+    boolean shutdownHook) {
 
   /** etcd refuses leases shorter than this (its minimum TTL). */
   public static final Duration MIN_TTL = Duration.ofSeconds(2);
@@ -67,6 +62,10 @@ public record RegistrarConfig(
     if (requestTimeout.isNegative() || requestTimeout.isZero()) {
       throw invalid("requestTimeout", requestTimeout, "use a positive duration");
     }
+    if (requestTimeout.compareTo(keepaliveInterval) > 0) {
+      throw invalid("requestTimeout", requestTimeout, "use at most the keepalive interval ("
+          + format(keepaliveInterval) + "): a keepalive must end before the next is due");
+    }
     if (retryBase.isNegative() || retryBase.isZero()) {
       throw invalid("retryBase", retryBase, "use a positive duration");
     }
@@ -80,7 +79,7 @@ public record RegistrarConfig(
     return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
   }
 
-  /** TTL 15 s, keepalive 5 s, drain 10 s, re-register on, retry forever. */
+  /** TTL 15 s, keepalive 5 s, drain 10 s, request timeout 2 s, retry forever. */
   public static RegistrarConfig defaults() {
     return builder().build();
   }
@@ -89,53 +88,71 @@ public record RegistrarConfig(
     return new Builder();
   }
 
+  /**
+   * A builder holding this config's values. A value equal to what the builder would derive (keepalive TTL/3, drain
+   * 2 × keepalive, request timeout the smaller of 2 s and the keepalive) is left derived, so changing the TTL on
+   * {@code defaults().toBuilder()} moves it too; a value that differs from its derivation was set on purpose and is
+   * kept. (A record does not remember how it was built; a value equal to its derivation cannot be told apart.)
+   */
   public Builder toBuilder() {
     Builder b = new Builder();
     b.ttl = ttl;
-    b.keepaliveInterval = keepaliveInterval;
-    b.drain = drain;
-    b.reregister = reregister;
+    Duration derivedKeepalive = Builder.keepaliveFor(ttl);
+    b.keepaliveInterval = keepaliveInterval.equals(derivedKeepalive) ? null : keepaliveInterval;
+    b.drain = drain.equals(Builder.drainFor(keepaliveInterval)) ? null : drain;
+    b.requestTimeout = requestTimeout.equals(Builder.requestTimeoutFor(keepaliveInterval)) ? null : requestTimeout;
     b.maxFailures = maxFailures;
     b.startTimeout = startTimeout;
-    b.requestTimeout = requestTimeout;
     b.retryBase = retryBase;
     b.shutdownHook = shutdownHook;
-    b.reportKeepalives = reportKeepalives;
     return b;
   }
 
-  /** Builds a {@link RegistrarConfig}; unset keepalive and drain follow the TTL (TTL/3 and 2 × keepalive). */
+  /**
+   * Builds a {@link RegistrarConfig}. Unset keepalive, drain and request timeout are derived (TTL/3, 2 × keepalive,
+   * the smaller of 2 s and the keepalive); a value set explicitly is used as given, and one that does not fit is
+   * refused with {@link dev.muster.InvalidInputException}, never adjusted.
+   */
   public static final class Builder {
+    private static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(2);
+
     private Duration ttl = Duration.ofSeconds(15);
     private Duration keepaliveInterval;
     private Duration drain;
-    private boolean reregister = true;
     private int maxFailures;
     private Duration startTimeout = Duration.ofSeconds(10);
-    private Duration requestTimeout = Duration.ofSeconds(2);
+    private Duration requestTimeout;
     private Duration retryBase = Duration.ofMillis(100);
     private boolean shutdownHook = true;
-    private boolean reportKeepalives;
 
     private Builder() {}
+
+    static Duration keepaliveFor(Duration ttl) {
+      return ttl.dividedBy(3);
+    }
+
+    static Duration drainFor(Duration keepalive) {
+      return keepalive.multipliedBy(2);
+    }
+
+    static Duration requestTimeoutFor(Duration keepalive) {
+      return keepalive.compareTo(DEFAULT_REQUEST_TIMEOUT) < 0 ? keepalive : DEFAULT_REQUEST_TIMEOUT;
+    }
 
     public Builder ttl(Duration ttl) {
       this.ttl = ttl;
       return this;
     }
 
+    /** Time between keepalives; {@code null} derives it again (TTL/3). */
     public Builder keepaliveInterval(Duration keepaliveInterval) {
       this.keepaliveInterval = keepaliveInterval;
       return this;
     }
 
+    /** How long to stay DRAINING on close; {@code null} derives it again (2 × keepalive). */
     public Builder drain(Duration drain) {
       this.drain = drain;
-      return this;
-    }
-
-    public Builder reregister(boolean reregister) {
-      this.reregister = reregister;
       return this;
     }
 
@@ -149,6 +166,7 @@ public record RegistrarConfig(
       return this;
     }
 
+    /** Deadline of each etcd call, at most the keepalive; {@code null} derives it again (2 s or the keepalive). */
     public Builder requestTimeout(Duration requestTimeout) {
       this.requestTimeout = requestTimeout;
       return this;
@@ -159,11 +177,6 @@ public record RegistrarConfig(
       return this;
     }
 
-    public Builder reportKeepalives(boolean report) {
-      this.reportKeepalives = report;
-      return this;
-    }
-
     public Builder shutdownHook(boolean shutdownHook) {
       this.shutdownHook = shutdownHook;
       return this;
@@ -171,11 +184,10 @@ public record RegistrarConfig(
 
     public RegistrarConfig build() {
       Objects.requireNonNull(ttl, "ttl");
-      Duration keepalive = keepaliveInterval != null ? keepaliveInterval : ttl.dividedBy(3);
-      Duration d = drain != null ? drain : keepalive.multipliedBy(2);
-      Duration request = requestTimeout != null && requestTimeout.compareTo(keepalive) > 0 ? keepalive : requestTimeout;
-      return new RegistrarConfig(ttl, keepalive, d, reregister, maxFailures, startTimeout, request, retryBase,
-          shutdownHook, reportKeepalives);
+      Duration keepalive = keepaliveInterval != null ? keepaliveInterval : keepaliveFor(ttl);
+      Duration d = drain != null ? drain : drainFor(keepalive);
+      Duration request = requestTimeout != null ? requestTimeout : requestTimeoutFor(keepalive);
+      return new RegistrarConfig(ttl, keepalive, d, maxFailures, startTimeout, request, retryBase, shutdownHook);
     }
   }
 }

@@ -13,7 +13,7 @@ public record RegistrationEvent(Type type, Instant ts, String id, long lease, lo
   public enum Type {
     /** First registration succeeded. */
     REGISTERED("registered"),
-    /** A keepalive succeeded (reported only with {@code reportKeepalives}); {@code detail} holds the TTL granted. */
+    /** A keepalive succeeded (reported only for the lab's {@code RegistrarControls}); {@code detail}: the TTL. */
     KEEPALIVE("keepalive"),
     /** A keepalive failed because etcd could not be reached; the lease may survive. */
     UNREACHABLE("unreachable"),

@@ -17,7 +17,7 @@ public enum RegistrationState {
   ACTIVE,
   /** Keepalives fail; the lease (and key) may still exist. Retrying with backoff. */
   UNREACHABLE,
-  /** etcd says the lease is gone; re-registering (or, with {@code reregister=false}, renewing the dead id). */
+  /** etcd says the lease is gone; re-registering (or, under the lab's negative control, renewing the dead id). */
   LEASE_LOST,
   /** Closing: state DRAINING is published, the drain period is running, the lease is kept alive meanwhile. */
   DRAINING,

@@ -1,6 +1,5 @@
 package dev.muster.etcd;
 
-import dev.muster.MusterException;
 import dev.muster.RegistryUnavailableException;
 import dev.muster.cache.CacheConfig;
 import dev.muster.cache.EndpointCache;
@@ -16,11 +15,17 @@ import dev.muster.registry.Instance;
 import dev.muster.registry.RegistrarConfig;
 import dev.muster.registry.Registration;
 import dev.muster.registry.RegistrationListener;
+import dev.muster.registry.internal.RegistrarControls;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Muster's entry point on etcd: one connection (a jetcd client that Muster replaces when it must reconnect),
@@ -42,18 +47,29 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * for one service) is retried by its own cache and never resets the connection, so it cannot break the watches and
  * keepalives of the others. {@link #reconnects()} counts the replacements.
  *
- * <p>Thread-safe. Closing the registry closes every registration still open (drain, revoke), then the
- * connection.
+ * <p>Thread-safe. The registry holds the registrations and caches made through it until they are closed (by
+ * their user or by the registry). Closing the registry closes every registration still open at once (they drain
+ * in parallel, then each revokes its lease), then the caches, then the connection.
  */
 public final class EtcdRegistry implements AutoCloseable, EndpointSource {
   static {
-    NegativeControls.install((registry, config, listeners) ->
-        registry.watch(config, CacheDriver.ResumeRule.FROM_NOW_NEGATIVE_CONTROL, listeners));
+    NegativeControls.install(new NegativeControls.Bridge() {
+      @Override
+      public EndpointCache watchFromNow(EtcdRegistry registry, CacheConfig config, List<EndpointListener> listeners) {
+        return registry.watch(config, CacheDriver.ResumeRule.FROM_NOW_NEGATIVE_CONTROL, listeners);
+      }
+
+      @Override
+      public Registration register(EtcdRegistry registry, Instance instance, RegistrarConfig config,
+          RegistrarControls controls, RegistrationListener listener) {
+        return registry.register(instance, config, Objects.requireNonNull(controls, "controls"), listener);
+      }
+    });
   }
 
   private final EtcdConnection connection;
   private final Clock clock;
-  private final List<Registration> registrations = new CopyOnWriteArrayList<>();
+  private final List<EtcdRegistrar> registrations = new CopyOnWriteArrayList<>();
   private final List<EndpointCache> caches = new CopyOnWriteArrayList<>();
 
   private EtcdRegistry(EtcdConnection connection, Clock clock) {
@@ -80,6 +96,11 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
     return register(instance, RegistrarConfig.defaults(), RegistrationListener.NONE);
   }
 
+  /** {@link #register(Instance, RegistrarConfig, RegistrationListener)} without a listener. */
+  public Registration register(Instance instance, RegistrarConfig config) {
+    return register(instance, config, RegistrationListener.NONE);
+  }
+
   /**
    * Registers {@code instance} under a new lease and keeps it alive until the registration is closed.
    * Blocks until the key is written.
@@ -88,9 +109,17 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
    * @throws RegistryUnavailableException etcd did not answer within {@code config.startTimeout()}
    */
   public Registration register(Instance instance, RegistrarConfig config, RegistrationListener listener) {
-    Registration r = EtcdRegistrar.register(connection, connection.config().layout(), instance, config,
-        listener == null ? RegistrationListener.NONE : listener, clock, new SecureRandom());
+    return register(instance, config, RegistrarControls.PRODUCTION, listener);
+  }
+
+  private Registration register(Instance instance, RegistrarConfig config, RegistrarControls controls,
+      RegistrationListener listener) {
+    Objects.requireNonNull(config, "config");
+    // The production ticker: the registrar's timers and deadlines run on the monotonic clock.
+    EtcdRegistrar r = EtcdRegistrar.register(connection, connection.config().layout(), instance, config, controls,
+        listener == null ? RegistrationListener.NONE : listener, clock, System::nanoTime, new SecureRandom());
     registrations.add(r);
+    r.whenClosed().thenRun(() -> registrations.remove(r)); // a registration closed by its user leaves the list
     return r;
   }
 
@@ -113,9 +142,11 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
   }
 
   private EndpointCache watch(CacheConfig config, CacheDriver.ResumeRule rule, List<EndpointListener> listeners) {
+    List<EndpointCache> holder = new ArrayList<>(1);
     EndpointCache cache = EtcdEndpointCache.start(connection, Objects.requireNonNull(config, "config"), rule, clock,
-        listeners);
+        listeners, () -> holder.forEach(caches::remove));
     caches.add(cache);
+    holder.add(cache);
     return cache;
   }
 
@@ -124,22 +155,70 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
     return connection.resets();
   }
 
+  /** The registrations not yet closed (for tests). */
+  List<Registration> openRegistrations() {
+    return List.copyOf(registrations);
+  }
+
+  /** The caches not yet closed (for tests). */
+  List<EndpointCache> openCaches() {
+    return List.copyOf(caches);
+  }
+
+  /**
+   * Closes every registration still open, all at once: each drains (its own drain period, in parallel with the
+   * others) and then revokes its lease. Then closes the caches and the connection.
+   *
+   * @throws RegistryUnavailableException when some lease could not be revoked (etcd unreachable for two request
+   *     timeouts) or a registration did not finish closing in time; everything is closed regardless, and the keys
+   *     named in the message expire with their leases
+   */
   @Override
   public void close() {
-    MusterException failure = null;
-    for (Registration r : registrations) {
+    List<EtcdRegistrar> open = List.copyOf(registrations);
+    List<CompletableFuture<Void>> closing = open.stream().map(EtcdRegistrar::closeAsync).toList();
+    long startNanos = System.nanoTime();
+    List<String> leftBehind = new ArrayList<>();
+    for (int i = 0; i < open.size(); i++) {
+      EtcdRegistrar r = open.get(i);
+      long waitNanos = r.closeLimit().toNanos() - (System.nanoTime() - startNanos);
       try {
-        r.close();
-      } catch (MusterException e) {
-        failure = e;
+        closing.get(i).get(Math.max(0, waitNanos), TimeUnit.NANOSECONDS);
+        r.leftBehind().ifPresent(why -> leftBehind.add(r.key() + " (" + why + ")"));
+      } catch (TimeoutException e) {
+        leftBehind.add(r.key() + " (still closing after " + r.closeLimit().toMillis() + " ms)");
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        leftBehind.add(r.key() + " (interrupted while closing)");
+        break;
+      } catch (ExecutionException e) {
+        leftBehind.add(r.key() + " (" + e.getCause() + ")");
       }
     }
-    registrations.clear();
-    caches.forEach(EndpointCache::close);
-    caches.clear();
+    RuntimeException cacheFailure = null;
+    for (EndpointCache c : List.copyOf(caches)) {
+      try {
+        c.close();
+      } catch (RuntimeException e) {
+        if (cacheFailure == null) {
+          cacheFailure = e;
+        } else {
+          cacheFailure.addSuppressed(e);
+        }
+      }
+    }
     connection.close();
-    if (failure != null) {
+    if (!leftBehind.isEmpty()) {
+      RegistryUnavailableException failure = new RegistryUnavailableException("closed, but could not revoke "
+          + leftBehind.size() + " of " + open.size() + " registration(s); their keys expire with their leases: "
+          + String.join(", ", leftBehind), null);
+      if (cacheFailure != null) {
+        failure.addSuppressed(cacheFailure);
+      }
       throw failure;
+    }
+    if (cacheFailure != null) {
+      throw cacheFailure;
     }
   }
 }

@@ -32,7 +32,7 @@ class EndpointCacheClusterIT {
   void killingTheLeaderWhileProvidersChurnLosesNoEvent() throws Exception {
     String service = "svc-" + UUID.randomUUID().toString().substring(0, 8);
     List<Long> applied = new CopyOnWriteArrayList<>();
-    try (Registry registry = new Registry(etcd.endpoints(), service);
+    try (PlainEtcdWriter registry = new PlainEtcdWriter(etcd.endpoints(), service);
          EtcdRegistry muster = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()))) {
       EndpointCache cache = muster.watch(CacheConfig.builder(service).progressInterval(Duration.ofSeconds(2))
           .progressTimeout(Duration.ofSeconds(2)).build(), (set, delta) -> applied.add(set.revision()));
@@ -70,7 +70,7 @@ class EndpointCacheClusterIT {
   @Test
   void losingTheMajorityLeavesTheSetStaleButNotEmptyAndItMatchesOnceTheMajorityIsBack() {
     String service = "svc-" + UUID.randomUUID().toString().substring(0, 8);
-    try (Registry registry = new Registry(etcd.endpoints(), service);
+    try (PlainEtcdWriter registry = new PlainEtcdWriter(etcd.endpoints(), service);
          EtcdRegistry muster = EtcdRegistry.connect(EtcdConfig.of(etcd.member(0).clientUrl().toString()))) {
       registry.put(registry.instance(1));
       long rev = registry.put(registry.instance(2));

@@ -25,14 +25,14 @@ class EndpointCacheIT {
 
   private FaultProxy proxy;
   private EtcdRegistry viaProxy;
-  private Registry registry;
+  private PlainEtcdWriter registry;
   private final ChangeLog log = new ChangeLog();
 
   @BeforeEach
   void setUp() {
     proxy = FaultProxy.to(etcd.member(0).clientUrl());
     viaProxy = EtcdRegistry.connect(EtcdConfig.of(proxy.uri().toString()));
-    registry = new Registry(etcd.endpoints(), "svc-" + UUID.randomUUID().toString().substring(0, 8));
+    registry = new PlainEtcdWriter(etcd.endpoints(), "svc-" + UUID.randomUUID().toString().substring(0, 8));
   }
 
   @AfterEach

@@ -61,7 +61,7 @@ class EndpointCacheRandomizedIT {
     String service = "svc-" + UUID.randomUUID().toString().substring(0, 8);
     List<String> history = new ArrayList<>();
     try (FaultProxy proxy = FaultProxy.to(etcd.member(0).clientUrl());
-         Registry registry = new Registry(etcd.endpoints(), service);
+         PlainEtcdWriter registry = new PlainEtcdWriter(etcd.endpoints(), service);
          EtcdRegistry muster = EtcdRegistry.connect(EtcdConfig.of(proxy.uri().toString()))) {
       EndpointCache cache = muster.watch(CacheConfig.builder(service).pageSize(7)
           .progressInterval(Duration.ofSeconds(1)).progressTimeout(Duration.ofSeconds(1))
@@ -122,7 +122,7 @@ class EndpointCacheRandomizedIT {
     }
   }
 
-  private static long writes(Registry registry, Random random, int count) {
+  private static long writes(PlainEtcdWriter registry, Random random, int count) {
     long last = 0;
     for (int i = 0; i < count; i++) {
       int n = random.nextInt(30);

@@ -25,7 +25,7 @@ class EndpointCacheRestartIT {
   @Test
   void etcdKilledForFiveSecondsIsServedStaleThroughoutAndTheCacheResumesAfterTheRestart() throws Exception {
     String service = "svc-" + UUID.randomUUID().toString().substring(0, 8);
-    try (Registry registry = new Registry(etcd.endpoints(), service);
+    try (PlainEtcdWriter registry = new PlainEtcdWriter(etcd.endpoints(), service);
          EtcdRegistry muster = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()))) {
       registry.put(registry.instance(1));
       long rev = registry.put(registry.instance(2));
@@ -57,7 +57,7 @@ class EndpointCacheRestartIT {
     String service = "svc-" + UUID.randomUUID().toString().substring(0, 8);
     Path snapshot = dir.resolve("endpoints.json");
     CacheConfig config = CacheConfig.builder(service).snapshotFile(snapshot).snapshotDebounce(Duration.ZERO).build();
-    try (Registry registry = new Registry(etcd.endpoints(), service)) {
+    try (PlainEtcdWriter registry = new PlainEtcdWriter(etcd.endpoints(), service)) {
       registry.put(registry.instance(1));
       long rev = registry.put(registry.instance(2));
       try (EtcdRegistry first = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()))) {

@@ -37,7 +37,7 @@ class MusterClientIT {
 
   private FaultProxy proxy;
   private EtcdRegistry viaProxy;
-  private Registry registry;
+  private PlainEtcdWriter registry;
 
   private static final Attempt<String> ID = (target, timeout) ->
       CompletableFuture.completedFuture(AttemptResult.success(target.id()));
@@ -46,7 +46,7 @@ class MusterClientIT {
   void setUp() {
     proxy = FaultProxy.to(etcd.member(0).clientUrl());
     viaProxy = EtcdRegistry.connect(EtcdConfig.of(proxy.uri().toString()));
-    registry = new Registry(etcd.endpoints(), "svc-" + UUID.randomUUID().toString().substring(0, 8));
+    registry = new PlainEtcdWriter(etcd.endpoints(), "svc-" + UUID.randomUUID().toString().substring(0, 8));
   }
 
   @AfterEach

@@ -1,6 +1,7 @@
 package dev.muster.etcd;
 
 import static dev.muster.registry.RegistrationEvent.Type.FAILED;
+import static dev.muster.registry.RegistrationEvent.Type.KEEPALIVE;
 import static dev.muster.registry.RegistrationEvent.Type.LEASE_LOST;
 import static dev.muster.registry.RegistrationEvent.Type.RECONNECTED;
 import static dev.muster.registry.RegistrationEvent.Type.REGISTERED;
@@ -10,15 +11,19 @@ import static dev.muster.registry.RegistrationEvent.Type.UNREACHABLE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.muster.etcd.internal.NegativeControls;
 import dev.muster.registry.Instance;
 import dev.muster.registry.RegistrarConfig;
 import dev.muster.registry.Registration;
+import dev.muster.registry.RegistrationEvent;
 import dev.muster.registry.RegistrationState;
 import dev.muster.registry.RegistryLayout;
+import dev.muster.registry.internal.RegistrarControls;
 import dev.muster.testing.EtcdCluster;
 import dev.muster.testing.EtcdMember;
 import dev.muster.testing.FaultProxy;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -63,7 +68,8 @@ class RegistrarFaultIT {
     member.kill();
     events.awaitEvent(UNREACHABLE, Duration.ofSeconds(10));
     long downAt = System.nanoTime();
-    sleep(Duration.ofMillis(1500));
+    // Down long enough for the registrar to retry and replace its client (from the second failed call on).
+    await().atMost(Duration.ofSeconds(10)).until(() -> registry.reconnects() >= 1);
     member.restart();
     long upAt = System.nanoTime();
 
@@ -79,30 +85,41 @@ class RegistrarFaultIT {
   }
 
   /**
-   * etcd down for twice the TTL. etcd's lessor refreshes every lease to its full TTL when a leader is elected
-   * (3.4: {@code Promote}), so a restart after any downtime keeps the lease, and the keepalive that follows
-   * renews it. This test records what happens and checks only what must hold either way: the key is back in
-   * etcd under the registration's current lease.
+   * etcd down for twice the TTL: the lease is kept. etcd's lessor refreshes every lease to its full TTL when a
+   * leader is elected (3.4: {@code Promote}), so after a restart the lease outlives any downtime by one TTL, and the
+   * registrar's next keepalive (at most one keepalive interval after etcd answers) renews it: RECONNECTED on the
+   * same lease, no LEASE_LOST and no re-registration.
    */
   @Test
-  void etcdDownLongerThanTheTtlEndsWithTheKeyRegisteredAgain() {
+  void etcdDownLongerThanTheTtlKeepsTheLeaseBecauseEtcdRefreshesItOnRestart() {
     EventRecorder events = new EventRecorder();
     Instance instance = Instance.of(service, "10.0.0.7", 8080);
-    Registration r = registry.register(instance, config(2, Duration.ofMillis(600)), events);
+    Duration ttl = Duration.ofSeconds(3);
+    Registration r = NegativeControls.register(registry, instance, config(3, Duration.ofSeconds(1)),
+        RegistrarControls.PRODUCTION.withReportKeepalives(true), events);
     long lease = r.leaseId();
+    events.awaitEvent(KEEPALIVE, Duration.ofSeconds(10));
     EtcdMember member = etcd.member(0);
 
     member.kill();
-    sleep(Duration.ofSeconds(4));
+    events.awaitEvent(UNREACHABLE, Duration.ofSeconds(10));
+    // Down until the lease has gone unrenewed for twice its TTL, by the registrar's own account.
+    await().atMost(Duration.ofSeconds(30)).until(() ->
+        Duration.between(lastRenewal(events), Instant.now()).compareTo(ttl.multipliedBy(2)) > 0);
     member.restart();
 
+    events.awaitEvent(RECONNECTED, Duration.ofSeconds(20));
+    assertThat(r.leaseId()).isEqualTo(lease);
+    assertThat(r.state()).isEqualTo(RegistrationState.ACTIVE);
+    assertThat(events.types()).doesNotContain(LEASE_LOST, REREGISTERED, FAILED);
     try (Etcd check = new Etcd(etcd.endpoints())) {
-      String key = registry.config().layout().instanceKey(instance);
-      await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() ->
-          r.state() == RegistrationState.ACTIVE && check.get(key).map(kv -> kv.getLease() == r.leaseId()).orElse(false));
-      System.out.printf("etcd down 4 s with TTL 2 s: lease %s, events %s%n",
-          r.leaseId() == lease ? "kept (etcd refreshed it on restart)" : "replaced", events.types());
+      assertThat(check.get(registry.config().layout().instanceKey(instance)).orElseThrow().getLease()).isEqualTo(lease);
     }
+  }
+
+  private static Instant lastRenewal(EventRecorder events) {
+    return events.events().stream().filter(e -> e.type() == KEEPALIVE || e.type() == REGISTERED)
+        .map(RegistrationEvent::ts).max(Instant::compareTo).orElseThrow();
   }
 
   @Test
@@ -116,15 +133,6 @@ class RegistrarFaultIT {
     assertThat(events.types()).containsSubsequence(REGISTERED, UNREACHABLE, FAILED);
     assertThat(events.events().stream().filter(e -> e.type() == FAILED).findFirst().orElseThrow().detail())
         .contains("gave up after 3 consecutive failed calls");
-  }
-
-  private static void sleep(Duration d) {
-    try {
-      Thread.sleep(d.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
   }
 
   /** A revoke that hits a cut connection is retried, so closing during a blip does not leave the key behind. */
@@ -143,13 +151,16 @@ class RegistrarFaultIT {
 
       proxy.cut();
       var closing = r.closeAsync();
-      sleep(Duration.ofMillis(600));
+      // The first revoke failed and the second too: the registrar replaced its client (it does so from the second
+      // failed attempt on) and keeps retrying.
+      await().atMost(Duration.ofSeconds(2)).until(() -> viaProxy.reconnects() >= 1);
+      assertThat(closing).isNotDone();
       proxy.pass();
       closing.get(10, TimeUnit.SECONDS);
 
       assertThat(events.types()).contains(REVOKED).doesNotContain(FAILED);
       assertThat(truth.get(key)).as("revoked, not left to expire with a 10 s lease").isEmpty();
-      System.out.println("close during a 600 ms cut: " + events.events().get(events.events().size() - 1));
+      System.out.println("close during a cut: " + events.events().get(events.events().size() - 1));
     }
   }
 

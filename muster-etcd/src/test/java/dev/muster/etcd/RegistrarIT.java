@@ -12,6 +12,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.muster.DuplicateInstanceException;
 import dev.muster.RegistryUnavailableException;
+import dev.muster.etcd.internal.NegativeControls;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
 import dev.muster.registry.InstanceState;
@@ -19,6 +20,7 @@ import dev.muster.registry.RegistrarConfig;
 import dev.muster.registry.Registration;
 import dev.muster.registry.RegistrationEvent;
 import dev.muster.registry.RegistrationState;
+import dev.muster.registry.internal.RegistrarControls;
 import dev.muster.testing.EtcdCluster;
 import dev.muster.testing.internal.FreePorts;
 import io.etcd.jetcd.KeyValue;
@@ -150,7 +152,8 @@ class RegistrarIT {
   void withReregistrationOffAProviderWhoseLeaseIsGoneStaysInvisible() {
     EventRecorder events = new EventRecorder();
     Instance instance = Instance.of(service, "10.0.0.7", 8080);
-    Registration r = registry.register(instance, FAST.toBuilder().reregister(false).build(), events);
+    Registration r = NegativeControls.register(registry, instance, FAST,
+        RegistrarControls.PRODUCTION.withReregister(false), events);
     long lease = r.leaseId();
 
     check.revoke(lease);

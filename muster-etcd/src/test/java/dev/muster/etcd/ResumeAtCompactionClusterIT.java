@@ -38,7 +38,7 @@ class ResumeAtCompactionClusterIT {
     List<FaultProxy> proxies = new ArrayList<>();
     etcd.members().forEach(m -> proxies.add(FaultProxy.to(m.clientUrl())));
     String viaProxies = proxies.stream().map(p -> p.uri().toString()).collect(Collectors.joining(","));
-    try (Registry registry = new Registry(etcd.endpoints(), service);
+    try (PlainEtcdWriter registry = new PlainEtcdWriter(etcd.endpoints(), service);
          EtcdRegistry muster = EtcdRegistry.connect(EtcdConfig.of(viaProxies))) {
       Instance a = registry.instance(1);
       Instance b = registry.instance(2);
@@ -76,7 +76,7 @@ class ResumeAtCompactionClusterIT {
       try (Client c = Client.builder().endpoints(m.clientUrl()).build()) {
         await().atMost(Duration.ofSeconds(20)).until(() -> {
           try {
-            c.getKVClient().get(Registry.bytes("/"), GetOption.builder().withRevision(compacted - 1)
+            c.getKVClient().get(PlainEtcdWriter.bytes("/"), GetOption.builder().withRevision(compacted - 1)
                 .withSerializable(true).build()).get(5, TimeUnit.SECONDS);
             return false;
           } catch (ExecutionException e) {

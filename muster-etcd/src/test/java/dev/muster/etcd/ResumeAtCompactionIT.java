@@ -33,13 +33,13 @@ class ResumeAtCompactionIT {
 
   private FaultProxy proxy;
   private EtcdRegistry viaProxy;
-  private Registry registry;
+  private PlainEtcdWriter registry;
 
   @BeforeEach
   void setUp() {
     proxy = FaultProxy.to(etcd.member(0).clientUrl());
     viaProxy = EtcdRegistry.connect(EtcdConfig.of(proxy.uri().toString()));
-    registry = new Registry(etcd.endpoints(), "svc-" + UUID.randomUUID().toString().substring(0, 8));
+    registry = new PlainEtcdWriter(etcd.endpoints(), "svc-" + UUID.randomUUID().toString().substring(0, 8));
   }
 
   @AfterEach

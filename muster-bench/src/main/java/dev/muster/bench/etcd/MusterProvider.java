@@ -3,8 +3,10 @@ package dev.muster.bench.etcd;
 import dev.muster.bench.support.HelloHttp;
 import dev.muster.etcd.EtcdConfig;
 import dev.muster.etcd.EtcdRegistry;
+import dev.muster.etcd.internal.NegativeControls;
 import dev.muster.registry.Instance;
 import dev.muster.registry.RegistrarConfig;
+import dev.muster.registry.internal.RegistrarControls;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
@@ -34,11 +36,11 @@ public final class MusterProvider {
         .keepaliveInterval(Duration.ofMillis(Long.parseLong(args[5]))).drain(Duration.ZERO)
         // Twenty of these JVMs start at once on two cores: loading gRPC and making the first call can take longer
         // than the default 10 s. That is set-up, not what is measured.
-        .startTimeout(Duration.ofSeconds(60))
-        .reportKeepalives(true).build();
+        .startTimeout(Duration.ofSeconds(60)).build();
     EtcdRegistry registry = EtcdRegistry.connect(EtcdConfig.of(args[0]));
     try {
-      registry.register(Instance.of(args[1], "127.0.0.1", port).id(id), config, event -> {
+      NegativeControls.register(registry, Instance.of(args[1], "127.0.0.1", port).id(id), config,
+          RegistrarControls.PRODUCTION.withReportKeepalives(true), event -> {
         out.println("{\"event\":\"" + event.type().wireName() + "\",\"ts\":\""
             + event.ts().truncatedTo(ChronoUnit.MICROS) + "\",\"id\":\"" + id + "\",\"lease\":" + event.lease()
             + "}");

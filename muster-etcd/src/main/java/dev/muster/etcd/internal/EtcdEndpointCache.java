@@ -84,6 +84,7 @@ public final class EtcdEndpointCache implements EndpointCache {
   private final Map<Long, Watch.Watcher> watchers = new HashMap<>(); // loop thread only
   private volatile EndpointSet current = EndpointSet.EMPTY;
   private volatile boolean closed;
+  private Runnable onClosed = () -> { };
   private volatile long malformed;
 
   private EtcdEndpointCache(EtcdConnection connection, CacheConfig config, CacheDriver.ResumeRule rule, Clock clock) {
@@ -104,10 +105,14 @@ public final class EtcdEndpointCache implements EndpointCache {
         new ToListeners(), store);
   }
 
-  /** Creates the cache and starts it: the first range runs on the cache's thread right away. */
+  /**
+   * Creates the cache and starts it: the first range runs on the cache's thread right away. {@code onClosed} runs
+   * once, on the thread that closes the cache, after it has closed.
+   */
   public static EtcdEndpointCache start(EtcdConnection connection, CacheConfig config, CacheDriver.ResumeRule rule,
-      Clock clock, List<EndpointListener> listeners) {
+      Clock clock, List<EndpointListener> listeners, Runnable onClosed) {
     EtcdEndpointCache cache = new EtcdEndpointCache(connection, config, rule, clock);
+    cache.onClosed = java.util.Objects.requireNonNull(onClosed, "onClosed");
     listeners.forEach(cache.listeners::add);
     cache.loop.execute(cache.driver::start);
     return cache;
@@ -180,6 +185,7 @@ public final class EtcdEndpointCache implements EndpointCache {
     }
     loop.shutdownNow();
     notifyExecutor.shutdown();
+    onClosed.run();
   }
 
   // ---- plumbing ------------------------------------------------------------------------------------

@@ -4,39 +4,55 @@ import dev.muster.cache.CacheConfig;
 import dev.muster.cache.EndpointCache;
 import dev.muster.cache.EndpointListener;
 import dev.muster.etcd.EtcdRegistry;
+import dev.muster.registry.Instance;
+import dev.muster.registry.RegistrarConfig;
+import dev.muster.registry.Registration;
+import dev.muster.registry.RegistrationListener;
+import dev.muster.registry.internal.RegistrarControls;
 import java.util.List;
 import java.util.Objects;
 
 /**
- * The lab's negative controls: Muster run wrong on purpose, to show that the lab's checks can fail. They are not
- * options of any production configuration, and this package is not exported; the lab, the chaos checker and the
- * command line's hidden lab flags reach them here.
+ * The lab's negative controls: Muster run wrong on purpose, to show that the lab's checks can fail — a cache that
+ * resumes "from now" (consumer C) and a provider that does not re-register or that logs every keepalive
+ * ({@link RegistrarControls}). They are options of no production configuration, and this package is not exported;
+ * the lab, the chaos checker, the bench's provider and the command line's hidden lab flags reach them here.
  *
- * <p>{@link EtcdRegistry} installs its side of the hook when its class is initialized (as OkHttp's
- * {@code Internal.instance}), so a registry passed in has always installed it.
+ * <p>{@link EtcdRegistry} installs its side of the bridge when its class is initialized (OkHttp's
+ * {@code Internal.instance} pattern: the registry's connection stays private to it), so a registry passed in has
+ * always installed it. Thread-safe.
  */
 public final class NegativeControls {
   /** What {@link EtcdRegistry} lets this class do with its private connection. */
-  @FunctionalInterface
-  public interface Access {
+  public interface Bridge {
     EndpointCache watchFromNow(EtcdRegistry registry, CacheConfig config, List<EndpointListener> listeners);
+
+    Registration register(EtcdRegistry registry, Instance instance, RegistrarConfig config,
+        RegistrarControls controls, RegistrationListener listener);
   }
 
-  private static volatile Access access;
+  private static volatile Bridge bridge;
 
   private NegativeControls() {}
 
   /** Called once, by {@link EtcdRegistry}'s static initializer. */
-  public static void install(Access registryAccess) {
-    access = Objects.requireNonNull(registryAccess, "registryAccess");
+  public static void install(Bridge registryBridge) {
+    bridge = Objects.requireNonNull(registryBridge, "registryBridge");
   }
 
   /**
    * A cache that, after a break, watches from "now" and never re-ranges (lab consumer C): it misses whatever
-   * happened meanwhile. Closed with the registry, like any cache.
+   * happened meanwhile. Held and closed by the registry, like any cache.
    */
   public static EndpointCache watchFromNow(EtcdRegistry registry, CacheConfig config, EndpointListener... listeners) {
     Objects.requireNonNull(registry, "registry");
-    return access.watchFromNow(registry, config, List.of(listeners));
+    return bridge.watchFromNow(registry, config, List.of(listeners));
+  }
+
+  /** As {@link EtcdRegistry#register(Instance, RegistrarConfig, RegistrationListener)}, with {@code controls}. */
+  public static Registration register(EtcdRegistry registry, Instance instance, RegistrarConfig config,
+      RegistrarControls controls, RegistrationListener listener) {
+    Objects.requireNonNull(registry, "registry");
+    return bridge.register(registry, instance, config, controls, listener);
   }
 }

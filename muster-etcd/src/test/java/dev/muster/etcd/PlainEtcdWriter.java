@@ -22,12 +22,12 @@ import java.util.concurrent.TimeUnit;
  * Writes instances straight into etcd with a plain jetcd client (no Muster code on the write path) and reads the
  * truth back, so cache tests compare Muster's view with etcd's own.
  */
-final class Registry implements AutoCloseable {
+final class PlainEtcdWriter implements AutoCloseable {
   final RegistryLayout layout = RegistryLayout.defaults();
   final String service;
   private final Client client;
 
-  Registry(List<URI> endpoints, String service) {
+  PlainEtcdWriter(List<URI> endpoints, String service) {
     this.service = service;
     this.client = Client.builder().endpoints(endpoints.toArray(URI[]::new)).waitForReady(true).build();
   }

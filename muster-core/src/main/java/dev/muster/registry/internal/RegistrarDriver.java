@@ -1,0 +1,617 @@
+package dev.muster.registry.internal;
+
+import dev.muster.internal.Backoff;
+import dev.muster.DuplicateInstanceException;
+import dev.muster.InvalidInputException;
+import dev.muster.RegistryUnavailableException;
+import dev.muster.registry.Instance;
+import dev.muster.registry.InstanceState;
+import dev.muster.registry.RegistrarConfig;
+import dev.muster.registry.RegistrationEvent;
+import dev.muster.registry.RegistrationEvent.Type;
+import dev.muster.registry.RegistrationListener;
+import dev.muster.registry.RegistrationState;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Longer than our 500-line guide for the same reason as CacheDriver: the transitions and the I/O contract they
+ * drive (Io, Timer) are meant to be read together, in one place.
+ */
+/**
+ * The provider's state machine (SPEC §3): one key under a lease, kept alive, re-created when etcd says the lease is
+ * gone, drained and revoked on close. Its I/O is behind {@link Io} and its timers behind {@link Timer}, so the same
+ * code runs against etcd ({@code EtcdRegistrar}) and against a scripted registry on a fake clock.
+ *
+ * <pre>
+ * STARTING --grant + put-if-absent ok-->          ACTIVE (REGISTERED); first keepalive one interval after the grant
+ * STARTING --unreachable-->                       STARTING, retry after backoff until startTimeout, then the start
+ *                                                 fails (RegistryUnavailableException); refused: fails at once
+ * STARTING --key held by another lease-->         revoke ours, the start fails (DuplicateInstanceException)
+ * ACTIVE   --keepalive ok-->                      ACTIVE, next keepalive after keepaliveInterval
+ * ACTIVE   --keepalive unreachable-->             UNREACHABLE (UNREACHABLE), retry after backoff
+ * UNREACHABLE --keepalive ok, same lease-->       ACTIVE (RECONNECTED)
+ * ACTIVE/UNREACHABLE --TTL 0 / lease not found--> LEASE_LOST (LEASE_LOST), re-register at once with a new lease
+ * LEASE_LOST --put under a new lease-->           ACTIVE (REREGISTERED)
+ * LEASE_LOST --unreachable-->                     LEASE_LOST, retry the re-registration after backoff
+ * ACTIVE/UNREACHABLE/LEASE_LOST --maxFailures consecutive failures, id taken, refused--> FAILED (FAILED)
+ * any but CLOSED --close-->                       DRAINING (put state DRAINING, DRAINING); keepalive every interval
+ * DRAINING --drain elapsed-->                     revoke; unreachable: retry for up to 2 x requestTimeout
+ * revoke ok / lease gone / given up-->            CLOSED (REVOKED, or FAILED when the key is left to expire)
+ * FAILED   --close-->                             revoke (best effort), CLOSED
+ * </pre>
+ *
+ * <p>Rules that the tests hold it to:
+ * <ul>
+ *   <li>A close during STARTING waits for the start to end: a registration that succeeds is then drained and
+ *       revoked (a SIGTERM during {@code register()} leaves nothing behind); one that fails simply ends.
+ *   <li>A lease granted by an attempt whose put timed out but was applied is recognised as ours, so a retry never
+ *       reports a duplicate of itself; every other lease an attempt granted is revoked once it ends.
+ *   <li>From the second consecutive connection failure on, {@link Io#resetConnection()} is called, so reconnects
+ *       follow our backoff (full jitter from {@code retryBase} up to the keepalive interval), not the transport's.
+ *   <li>A zero drain revokes at once and does not publish DRAINING: nobody could act on it.
+ *   <li>With {@link RegistrarControls#reregister()} off (the lab's negative control) a lost lease is not replaced:
+ *       the dead lease id keeps being renewed, a healthy provider nobody can see.
+ * </ul>
+ *
+ * <h2>Threading</h2>
+ * Not thread-safe: every input ({@link #start()}, {@link #update}, {@link #close()}) and every task handed to
+ * {@link Timer} must run on one serialized executor, the registration's loop. {@link Io} calls are made on that
+ * loop and block it for at most the request timeout each (as {@code CacheDriver}'s range does); their outcome is
+ * their return value or an {@link IoException}, so a result can never arrive out of order. Nothing here sleeps:
+ * every wait is a {@link Timer} task. Time comes from the injected ticker. {@link #state()}, {@link #leaseId()} and
+ * {@link #instance()} read volatile fields and may be called anywhere; the listener is called on the loop, and an
+ * exception it throws is logged and ignored.
+ */
+public final class RegistrarDriver {
+  private static final Logger log = LoggerFactory.getLogger(RegistrarDriver.class);
+  /** Replace the connection after this many consecutive connection failures. */
+  static final int RESET_AFTER_FAILURES = 2;
+
+  /** The outcome of a put-if-absent: either our revision, or the key's current holder. */
+  public record PutResult(boolean created, long revision, long holderLease) {}
+
+  /** The registry operations, implemented by an adapter (etcd) or a test script. Called on the driver's loop. */
+  public interface Io {
+    /** Grants a lease of {@code ttl}; returns its id. */
+    long grant(Duration ttl);
+
+    /** {@code if create_revision(key) == 0 then put(key, instance, lease) else get(key)}, atomically. */
+    PutResult putIfAbsent(Instance instance, long lease);
+
+    /** Puts on the lease; fails with {@link Failure#LEASE_NOT_FOUND} when it is gone. Returns the revision. */
+    long put(Instance instance, long lease);
+
+    /** One keepalive round trip; returns the TTL granted in seconds (0 or less: the lease is gone). */
+    long keepAlive(long lease);
+
+    /** Revokes the lease (etcd deletes its keys); returns the revision. */
+    long revoke(long lease);
+
+    /** The lease's remaining TTL, empty when it does not exist. */
+    Optional<Duration> remaining(long lease);
+
+    /** The connection looks dead: use a fresh one for the next call. */
+    void resetConnection();
+  }
+
+  /** What a failed {@link Io} call means. */
+  public enum Failure {
+    /** The lease does not exist (expired or revoked). */
+    LEASE_NOT_FOUND,
+    /** The registry could not be reached in time: try again later. */
+    UNAVAILABLE,
+    /** The registry answered with a refusal that retrying will not fix. */
+    REFUSED
+  }
+
+  /** An {@link Io} call failed; the message names the call and the reason. */
+  public static final class IoException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final Failure failure;
+
+    public IoException(Failure failure, String message, Throwable cause) {
+      super(message, cause);
+      this.failure = Objects.requireNonNull(failure, "failure");
+    }
+
+    public Failure failure() {
+      return failure;
+    }
+  }
+
+  /** Schedules tasks on the driver's loop. */
+  public interface Timer {
+    /** Runs {@code task} after {@code delay} on the driver's loop; the returned handle cancels it. */
+    Runnable schedule(Runnable task, Duration delay);
+  }
+
+  private final String key;
+  private final String endpoints;
+  private final RegistrarConfig config;
+  private final RegistrarControls controls;
+  private final Io io;
+  private final Timer timer;
+  private final Clock clock;
+  private final LongSupplier nanoTime;
+  private final Backoff backoff;
+  private final RegistrationListener listener;
+  private final CompletableFuture<Void> started = new CompletableFuture<>();
+  private final CompletableFuture<Void> closed = new CompletableFuture<>();
+
+  // Read from any thread.
+  private volatile Instance instance;
+  private volatile long leaseId;
+  private volatile RegistrationState state = RegistrationState.ACTIVE;
+  private volatile String leftBehind;
+
+  // Loop state.
+  private boolean starting;
+  private boolean closeRequested;
+  private long startDeadlineNanos;
+  private int startAttempts;
+  private int failures;
+  private Runnable cancelPending = () -> { };
+  private Runnable cancelDrain = () -> { };
+  /** When the lease in use was granted: the first keepalive is due one interval after the grant, not the put. */
+  private long grantedAtNanos;
+  /** Leases granted by the current (re-)registration attempt; kept across retries until one succeeds. */
+  private final List<Long> granted = new ArrayList<>();
+  private boolean failedBeforeClose;
+
+  /**
+   * @param key the registry key this registration holds (for messages and errors)
+   * @param endpoints where the registry is, for messages
+   */
+  public RegistrarDriver(String key, String endpoints, Instance instance, RegistrarConfig config,
+      RegistrarControls controls, Io io, Timer timer, Clock clock, LongSupplier nanoTime, RandomGenerator random,
+      RegistrationListener listener) {
+    this.key = Objects.requireNonNull(key, "key");
+    this.endpoints = Objects.requireNonNull(endpoints, "endpoints");
+    this.instance = Objects.requireNonNull(instance, "instance");
+    this.config = Objects.requireNonNull(config, "config");
+    this.controls = Objects.requireNonNull(controls, "controls");
+    this.io = Objects.requireNonNull(io, "io");
+    this.timer = Objects.requireNonNull(timer, "timer");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
+    this.backoff = new Backoff(config.retryBase(), config.keepaliveInterval().compareTo(config.retryBase()) < 0
+        ? config.retryBase() : config.keepaliveInterval(), Objects.requireNonNull(random, "random"));
+    this.listener = listener == null ? RegistrationListener.NONE : listener;
+  }
+
+  // ---- status (any thread) -------------------------------------------------------------------------
+
+  public Instance instance() {
+    return instance;
+  }
+
+  public long leaseId() {
+    return leaseId;
+  }
+
+  public RegistrationState state() {
+    return state;
+  }
+
+  /**
+   * Completes when the first registration succeeded; fails with {@link DuplicateInstanceException} or {@link
+   * RegistryUnavailableException} (or whatever else ended the start), after which the driver is closed.
+   */
+  public CompletableFuture<Void> started() {
+    return started;
+  }
+
+  /** Completes when the driver is done: the lease revoked, left to expire, or never granted. */
+  public CompletableFuture<Void> closed() {
+    return closed;
+  }
+
+  /** Why the close could not revoke the lease (the key expires with it), or empty. Set before {@link #closed()}. */
+  public Optional<String> leftBehind() {
+    return Optional.ofNullable(leftBehind);
+  }
+
+  // ---- inputs (loop) -------------------------------------------------------------------------------
+
+  /** Starts the first registration; its outcome completes {@link #started()}. */
+  public void start() {
+    if (starting || started.isDone()) {
+      return;
+    }
+    starting = true;
+    startDeadlineNanos = nanoTime.getAsLong() + config.startTimeout().toNanos();
+    attemptStart();
+  }
+
+  /** Applies {@code change} to the instance and writes it; completes {@code result} with the new instance. */
+  public void update(UnaryOperator<Instance> change, CompletableFuture<Instance> result) {
+    try {
+      applyUpdate(change, result);
+    } catch (RuntimeException e) {
+      result.completeExceptionally(e);
+    }
+  }
+
+  /** Drains and revokes; {@link #closed()} completes when done. A second close is a no-op. */
+  public void close() {
+    if (closeRequested) {
+      return;
+    }
+    closeRequested = true;
+    if (starting) {
+      return; // the start's end continues the close (see the class comment)
+    }
+    beginDrain();
+  }
+
+  // ---- start ---------------------------------------------------------------------------------------
+
+  private void attemptStart() {
+    try {
+      PutResult result = putUnderNewLease();
+      leaseId = result.holderLease();
+      revokeAllBut(leaseId);
+      emit(Type.REGISTERED, leaseId, result.revision(), "");
+      starting = false;
+      started.complete(null);
+      schedule(this::keepalive, firstKeepaliveDelay());
+      if (closeRequested) {
+        beginDrain();
+      }
+    } catch (IoException e) {
+      if (e.failure() == Failure.REFUSED) {
+        revokeAllBut(0);
+        abandon(new RegistryUnavailableException("etcd at " + endpoints + " refused to register " + key + ": "
+            + e.getMessage(), e));
+        return;
+      }
+      if (nanoTime.getAsLong() - startDeadlineNanos > 0) {
+        abandon(new RegistryUnavailableException("etcd at " + endpoints + " did not answer within "
+            + config.startTimeout().toMillis() + " ms (" + e.getMessage() + "): start etcd (./muster etcd)"
+            + " or check --endpoints", e));
+        return;
+      }
+      if (++startAttempts >= RESET_AFTER_FAILURES) {
+        io.resetConnection();
+      }
+      cancelPending = timer.schedule(this::attemptStart, backoff.delay(startAttempts - 1));
+    } catch (RuntimeException e) { // a duplicate, or a bug: the start fails with it
+      abandon(e);
+    }
+  }
+
+  /** The first registration failed: nothing to keep alive or revoke. */
+  private void abandon(RuntimeException why) {
+    starting = false;
+    state = RegistrationState.CLOSED;
+    closed.complete(null); // first: the adapter releases its thread and hook before the caller sees the failure
+    started.completeExceptionally(why);
+  }
+
+  /**
+   * Grants a lease and puts the key if absent. Returns the put's result, or throws {@link
+   * DuplicateInstanceException} when someone else holds the key (after revoking every lease we granted).
+   */
+  private PutResult putUnderNewLease() {
+    long lease = io.grant(config.ttl());
+    grantedAtNanos = nanoTime.getAsLong();
+    granted.add(lease);
+    PutResult result = io.putIfAbsent(instance, lease);
+    if (result.created() || granted.contains(result.holderLease())) {
+      return result.created() ? result : new PutResult(true, result.revision(), result.holderLease());
+    }
+    Duration remaining = remainingOrZero(result.holderLease());
+    revokeAllBut(0);
+    throw new DuplicateInstanceException(key, result.holderLease(), remaining);
+  }
+
+  private Duration remainingOrZero(long lease) {
+    try {
+      return io.remaining(lease).orElse(Duration.ZERO);
+    } catch (IoException e) {
+      return Duration.ZERO;
+    }
+  }
+
+  /** Revokes every lease this attempt granted except {@code keep}; ends the attempt. */
+  private void revokeAllBut(long keep) {
+    for (long lease : granted) {
+      if (lease != keep) {
+        try {
+          io.revoke(lease);
+        } catch (IoException e) {
+          log.debug("could not revoke unused lease {}: {}", Long.toHexString(lease), e.getMessage());
+        }
+      }
+    }
+    granted.clear();
+  }
+
+  /**
+   * One keepalive interval after the grant. On a loaded machine the put can come seconds after the grant; timing
+   * the first keepalive from the put would let a short lease expire before it is ever renewed.
+   */
+  private Duration firstKeepaliveDelay() {
+    long sinceGrant = nanoTime.getAsLong() - grantedAtNanos;
+    return Duration.ofNanos(Math.max(0, config.keepaliveInterval().toNanos() - sinceGrant));
+  }
+
+  // ---- keepalive, lease loss, unreachable ----------------------------------------------------------
+
+  private void keepalive() {
+    if (state == RegistrationState.CLOSED || state == RegistrationState.FAILED) {
+      return;
+    }
+    long lease = leaseId;
+    try {
+      long ttl = io.keepAlive(lease);
+      if (ttl <= 0) {
+        onLeaseLost(lease);
+        return;
+      }
+      failures = 0;
+      if (controls.reportKeepalives()) {
+        emit(Type.KEEPALIVE, lease, 0, "ttl " + ttl + "s");
+      }
+      if (state == RegistrationState.UNREACHABLE) {
+        state = RegistrationState.ACTIVE;
+        emit(Type.RECONNECTED, lease, 0, "the same lease continues (ttl " + ttl + "s)");
+      }
+      schedule(this::keepalive, config.keepaliveInterval());
+    } catch (IoException e) {
+      if (e.failure() == Failure.LEASE_NOT_FOUND) {
+        onLeaseLost(lease);
+      } else {
+        onUnreachable(e, this::keepalive);
+      }
+    }
+  }
+
+  private void onLeaseLost(long lease) {
+    failures = 0;
+    if (state == RegistrationState.DRAINING) {
+      log.info("lease {} of {} ended while draining", Long.toHexString(lease), key);
+      return; // nothing to renew; the drain timer still revokes (a no-op) and closes
+    }
+    if (state != RegistrationState.LEASE_LOST) {
+      state = RegistrationState.LEASE_LOST;
+      emit(Type.LEASE_LOST, lease, 0, controls.reregister() ? "re-registering with a new lease"
+          : "re-registration is off: renewing the dead lease id");
+    }
+    if (controls.reregister()) {
+      reregister();
+    } else {
+      schedule(this::keepalive, config.keepaliveInterval());
+    }
+  }
+
+  private void reregister() {
+    if (state != RegistrationState.LEASE_LOST) {
+      return;
+    }
+    try {
+      PutResult result = putUnderNewLease();
+      leaseId = result.holderLease();
+      revokeAllBut(leaseId);
+      failures = 0;
+      state = RegistrationState.ACTIVE;
+      emit(Type.REREGISTERED, leaseId, result.revision(), "");
+      schedule(this::keepalive, firstKeepaliveDelay());
+    } catch (DuplicateInstanceException e) {
+      fail(e.getMessage());
+    } catch (IoException e) {
+      if (e.failure() == Failure.REFUSED) {
+        revokeAllBut(0);
+        fail(e.getMessage());
+      } else {
+        onUnreachable(e, this::reregister);
+      }
+    }
+  }
+
+  private void onUnreachable(IoException e, Runnable retry) {
+    failures++;
+    if (state == RegistrationState.ACTIVE) {
+      state = RegistrationState.UNREACHABLE;
+      emit(Type.UNREACHABLE, leaseId, 0, e.getMessage());
+    }
+    if (config.maxFailures() > 0 && failures >= config.maxFailures()) {
+      fail("gave up after " + failures + " consecutive failed calls to etcd at " + endpoints + " (last: "
+          + e.getMessage() + ")");
+      return;
+    }
+    if (failures >= RESET_AFTER_FAILURES) {
+      io.resetConnection();
+    }
+    schedule(retry, backoff.delay(failures - 1));
+  }
+
+  private void fail(String why) {
+    cancelPending();
+    state = RegistrationState.FAILED;
+    emit(Type.FAILED, leaseId, 0, why);
+  }
+
+  // ---- update --------------------------------------------------------------------------------------
+
+  private void applyUpdate(UnaryOperator<Instance> change, CompletableFuture<Instance> result) {
+    if (starting || !started.isDone()) { // no caller holds a registration yet; only a bug gets here
+      result.completeExceptionally(new IllegalStateException("registration " + key + " has not started"));
+      return;
+    }
+    Instance current = instance;
+    Instance next = change.apply(current);
+    if (next == null || !next.key().equals(current.key())) {
+      result.completeExceptionally(new InvalidInputException("instance", next == null ? "null" : next.key().path(),
+          "an update may change weight, state, zone, tags and metadata, not namespace, service, version or id ("
+              + current.key().path() + ")"));
+      return;
+    }
+    if (state == RegistrationState.CLOSED || state == RegistrationState.FAILED
+        || state == RegistrationState.DRAINING) {
+      result.completeExceptionally(new IllegalStateException("registration " + key + " is " + state
+          + ": it can no longer be updated"));
+      return;
+    }
+    instance = next; // also what a re-registration writes, should the lease turn out to be gone
+    if (state == RegistrationState.LEASE_LOST) {
+      result.complete(next); // the pending re-registration writes it
+      return;
+    }
+    try {
+      long revision = io.put(next, leaseId);
+      emit(Type.UPDATED, leaseId, revision, "");
+      result.complete(next);
+    } catch (IoException e) {
+      if (e.failure() == Failure.LEASE_NOT_FOUND) {
+        result.complete(next);
+        onLeaseLost(leaseId);
+      } else {
+        instance = current;
+        result.completeExceptionally(new RegistryUnavailableException("could not update " + key + ": "
+            + e.getMessage() + "; try again", e));
+      }
+    }
+  }
+
+  // ---- close ---------------------------------------------------------------------------------------
+
+  private void beginDrain() {
+    if (state == RegistrationState.CLOSED) {
+      closed.complete(null);
+      return;
+    }
+    cancelPending();
+    if (state == RegistrationState.FAILED) {
+      failedBeforeClose = true;
+      finishClose();
+      return;
+    }
+    boolean leaseAlive = state != RegistrationState.LEASE_LOST;
+    state = RegistrationState.DRAINING;
+    long revision = 0;
+    String detail = "drain " + config.drain().toMillis() + " ms";
+    // With no drain time nobody could act on DRAINING before the revoke: publishing it would only cost one more
+    // raft commit and one more event at every consumer (the bench's close→gone row measured it at ~2x the floor).
+    if (config.drain().isZero()) {
+      detail += "; DRAINING not published";
+    } else if (leaseAlive) {
+      Instance draining = instance.state(InstanceState.DRAINING);
+      try {
+        revision = io.put(draining, leaseId);
+        instance = draining;
+      } catch (RuntimeException e) { // etcd unreachable, or the JVM shutting down: revoke regardless
+        detail += "; could not publish DRAINING: " + e.getMessage();
+      }
+    }
+    emit(Type.DRAINING, leaseId, revision, detail);
+    if (config.drain().isZero()) {
+      finishClose();
+    } else {
+      schedule(this::keepaliveWhileDraining, config.keepaliveInterval());
+      cancelDrain = timer.schedule(guarded(this::finishClose), config.drain());
+    }
+  }
+
+  private void keepaliveWhileDraining() {
+    if (state != RegistrationState.DRAINING) {
+      return;
+    }
+    try {
+      io.keepAlive(leaseId);
+    } catch (IoException e) {
+      log.debug("keepalive while draining {} failed: {}", key, e.getMessage());
+    }
+    schedule(this::keepaliveWhileDraining, config.keepaliveInterval());
+  }
+
+  /**
+   * Revokes the lease, retrying while etcd is unreachable for up to twice the request timeout: a blip (an etcd
+   * restart, a cut connection) must not leave the key behind, where etcd would keep it for the TTL and extend it
+   * again at every leader election.
+   */
+  private void finishClose() {
+    cancelPending();
+    cancelDrain.run();
+    revoke(leaseId, 0, nanoTime.getAsLong() + config.requestTimeout().multipliedBy(2).toNanos());
+  }
+
+  /** One revoke attempt; a retry is scheduled on the loop (with the backoff), never slept for. */
+  private void revoke(long lease, int attempt, long giveUpAtNanos) {
+    try {
+      long revision = io.revoke(lease);
+      emit(Type.REVOKED, lease, revision, attempt == 0 ? "" : "after " + attempt + " failed attempt(s)");
+    } catch (IoException e) {
+      if (e.failure() == Failure.UNAVAILABLE && nanoTime.getAsLong() - giveUpAtNanos < 0) {
+        if (attempt + 1 >= RESET_AFTER_FAILURES) {
+          io.resetConnection();
+        }
+        schedule(() -> revoke(lease, attempt + 1, giveUpAtNanos), backoff.delay(attempt));
+        return;
+      }
+      reportRevokeFailure(lease, e);
+    }
+    state = RegistrationState.CLOSED;
+    closed.complete(null);
+  }
+
+  private void reportRevokeFailure(long lease, IoException e) {
+    if (e.failure() == Failure.LEASE_NOT_FOUND) {
+      emit(Type.REVOKED, lease, 0, "the lease had already ended");
+    } else if (failedBeforeClose) {
+      log.info("could not revoke lease {} of failed registration {}: {}", Long.toHexString(lease), key,
+          e.getMessage()); // FAILED was already reported once
+    } else {
+      leftBehind = e.getMessage();
+      emit(Type.FAILED, lease, 0, "could not revoke the lease (" + e.getMessage() + "); the key expires with it"
+          + " within " + config.ttl().toSeconds() + "s");
+    }
+  }
+
+  // ---- plumbing ------------------------------------------------------------------------------------
+
+  private void schedule(Runnable step, Duration delay) {
+    cancelPending();
+    cancelPending = timer.schedule(guarded(step), delay);
+  }
+
+  /** A step that throws unexpectedly (a bug, or an Io that broke its contract) must not end the loop's work. */
+  private Runnable guarded(Runnable step) {
+    return () -> {
+      try {
+        step.run();
+      } catch (RuntimeException e) {
+        log.error("registrar step for {} failed unexpectedly; retrying in {}", key, config.keepaliveInterval(), e);
+        if (state != RegistrationState.CLOSED && state != RegistrationState.FAILED) {
+          schedule(this::keepalive, config.keepaliveInterval());
+        }
+      }
+    };
+  }
+
+  private void cancelPending() {
+    cancelPending.run();
+    cancelPending = () -> { };
+  }
+
+  private void emit(Type type, long lease, long revision, String detail) {
+    RegistrationEvent event = new RegistrationEvent(type, clock.instant(), instance.id(), lease, revision, detail);
+    log.debug("{}", event);
+    try {
+      listener.onEvent(event);
+    } catch (RuntimeException e) {
+      log.warn("registration listener threw on {}; ignored", type, e);
+    }
+  }
+}
