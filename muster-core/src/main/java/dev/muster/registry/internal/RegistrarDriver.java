@@ -1,9 +1,9 @@
 package dev.muster.registry.internal;
 
-import dev.muster.internal.Backoff;
 import dev.muster.DuplicateInstanceException;
 import dev.muster.InvalidInputException;
 import dev.muster.RegistryUnavailableException;
+import dev.muster.internal.Backoff;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceState;
 import dev.muster.registry.RegistrarConfig;
@@ -278,8 +278,8 @@ public final class RegistrarDriver {
       }
       if (nanoTime.getAsLong() - startDeadlineNanos > 0) {
         abandon(new RegistryUnavailableException("etcd at " + endpoints + " did not answer within "
-            + config.startTimeout().toMillis() + " ms (" + e.getMessage() + "): start etcd (./muster etcd)"
-            + " or check --endpoints", e));
+            + config.startTimeout().toMillis() + " ms (" + e.getMessage() + "): check that etcd runs there and"
+            + " that EtcdConfig's endpoints name it, or raise RegistrarConfig's startTimeout", e));
         return;
       }
       if (++startAttempts >= RESET_AFTER_FAILURES) {
