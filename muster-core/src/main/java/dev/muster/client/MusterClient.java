@@ -236,11 +236,6 @@ public final class MusterClient implements AutoCloseable {
     return balancer;
   }
 
-  /** The call engine. */
-  public Caller caller() {
-    return caller;
-  }
-
   /** The retry budget's counters (requests, retries, refusals). */
   public RetryBudget budget() {
     return caller.budget();

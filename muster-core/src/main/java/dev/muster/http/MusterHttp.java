@@ -7,11 +7,11 @@ import dev.muster.cache.EndpointCache;
 import dev.muster.cache.EndpointSource;
 import dev.muster.call.AttemptResult;
 import dev.muster.call.CallResult;
-import dev.muster.call.Caller;
 import dev.muster.call.Idempotent;
 import dev.muster.client.MusterClient;
 import dev.muster.registry.Instance;
 import dev.muster.registry.Names;
+import dev.muster.retry.RetryBudget;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.http.HttpRequest;
@@ -115,9 +115,9 @@ public final class MusterHttp implements AutoCloseable {
     return client(service).balancer();
   }
 
-  /** The service's call engine (retry budget counters). */
-  public Caller caller(String service) {
-    return client(service).caller();
+  /** The service's retry budget counters (requests, retries, refusals). */
+  public RetryBudget budget(String service) {
+    return client(service).budget();
   }
 
   /** Closes every service's client, endpoint cache and HTTP clients; later calls throw. Idempotent. */

@@ -131,10 +131,10 @@ class MusterHttpTest {
     }
     CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
     long retried = all.stream().map(CompletableFuture::join).filter(CallResult::retried).count();
-    long refused = h.caller("hello").budget().refused();
+    long refused = h.budget("hello").refused();
     System.out.printf("2 of 3 dead, %d calls: %d retried, %d retries refused by the budget%n", calls, retried, refused);
     assertThat(retried).isLessThanOrEqualTo((long) (calls * 0.2));
-    assertThat(retried).isEqualTo(h.caller("hello").budget().withdrawals());
+    assertThat(retried).isEqualTo(h.budget("hello").withdrawals());
     assertThat(refused).isPositive();
   }
 
