@@ -1,6 +1,5 @@
 package dev.muster.cache;
 
-import dev.muster.cache.internal.RevisionApplier;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceKey;
 import java.util.ArrayList;
@@ -39,7 +38,7 @@ public record EndpointDelta(Kind kind, List<Instance> added, List<Instance> remo
    * sets are ordered by {@link KeyPathOrder}, so one merged walk over the two pairs up equal keys, and a key met
    * on one side only was added or removed. Used where whole sets are compared (snapshots, resyncs, the
    * mass-removal guard while it holds); an applied revision's delta comes from its touched keys instead
-   * ({@link RevisionApplier#apply}).
+   * (the cache applying one revision).
    */
   public static EndpointDelta between(Kind kind, EndpointSet before, EndpointSet after) {
     List<Instance> added = new ArrayList<>();

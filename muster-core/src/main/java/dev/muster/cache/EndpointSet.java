@@ -18,7 +18,7 @@ import org.pcollections.TreePMap;
  * <p>Representation: a persistent (structurally shared) sorted map, pcollections' {@link TreePMap}, ordered by
  * the key's path ({@link KeyPathOrder}). {@code plus} and {@code minus} return a new map that shares every node
  * with the old one except the O(log n) on the path to the changed key, and no node is ever modified. So
- * {@link RevisionApplier#apply} builds the next set in O(changed × log n) instead of copying the whole map, and the
+ * The cache builds the next set (with {@link #plus}, {@link #minus}) in O(changed × log n) instead of copying the whole map, and the
  * set it replaced stays exactly as it was: a reader still holding it sees nothing of the change.
  *
  * <p>Why a tree rather than pcollections' hash trie ({@code HashTreePMap}, O(log32 n) lookups): the order gives

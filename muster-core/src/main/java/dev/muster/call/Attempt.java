@@ -9,7 +9,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Contract for implementers:
  * <ul>
- *   <li>{@link #run} must not block: it is called on the thread that called {@link Caller#call} for the first
+ *   <li>{@link #run} must not block: it is called on the thread that called {@link dev.muster.client.MusterClient#call} for the first
  *       attempt (for a {@link dev.muster.client.MusterClient} call that waited for the first set, the cache's
  *       notifier thread), and for a retry on whichever thread completed the previous attempt (a transport thread,
  *       or the engine's timeout scheduler).

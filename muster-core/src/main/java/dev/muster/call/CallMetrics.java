@@ -4,7 +4,7 @@ import dev.muster.outlier.Outcome;
 
 /**
  * Where the call engine reports what it did, one call per event. {@link #noop()} drops everything;
- * {@link MicrometerCallMetrics} counts into Micrometer.
+ * a {@link dev.muster.client.MusterClient} given a Micrometer {@code MeterRegistry} counts into it.
  *
  * <p>Implementations must be thread-safe, fast and must not throw: methods are called on whichever thread runs or
  * completes an attempt, including transport threads.

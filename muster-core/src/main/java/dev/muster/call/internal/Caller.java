@@ -1,7 +1,14 @@
-package dev.muster.call;
+package dev.muster.call.internal;
 
 import dev.muster.balance.Balancer;
 import dev.muster.balance.EndpointState;
+import dev.muster.call.Attempt;
+import dev.muster.call.AttemptResult;
+import dev.muster.call.CallMetrics;
+import dev.muster.call.CallResult;
+import dev.muster.call.Idempotent;
+import dev.muster.call.NoEndpointException;
+import dev.muster.call.Scheduler;
 import dev.muster.outlier.OutlierDetector;
 import dev.muster.retry.RetryBudget;
 import dev.muster.retry.RetryConfig;

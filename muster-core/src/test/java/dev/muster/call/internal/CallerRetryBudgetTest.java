@@ -1,4 +1,4 @@
-package dev.muster.call;
+package dev.muster.call.internal;
 
 import static dev.muster.balance.TestEndpoints.instance;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -9,6 +9,11 @@ import dev.muster.balance.BalancerConfig.Policy;
 import dev.muster.balance.FakeTicker;
 import dev.muster.balance.TestEndpoints;
 import dev.muster.cache.EndpointSet;
+import dev.muster.call.Attempt;
+import dev.muster.call.AttemptResult;
+import dev.muster.call.CallResult;
+import dev.muster.call.FakeScheduler;
+import dev.muster.call.Idempotent;
 import dev.muster.outlier.OutlierConfig;
 import dev.muster.registry.Instance;
 import dev.muster.retry.RetryBudget;

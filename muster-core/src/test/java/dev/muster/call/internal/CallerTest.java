@@ -1,4 +1,4 @@
-package dev.muster.call;
+package dev.muster.call.internal;
 
 import static dev.muster.balance.TestEndpoints.instance;
 import static dev.muster.balance.TestEndpoints.set;
@@ -10,8 +10,15 @@ import dev.muster.balance.BalancerConfig.Policy;
 import dev.muster.balance.EndpointState;
 import dev.muster.balance.FakeTicker;
 import dev.muster.balance.TestEndpoints;
-import dev.muster.outlier.OutlierConfig;
+import dev.muster.call.Attempt;
+import dev.muster.call.AttemptResult;
+import dev.muster.call.CallMetrics;
+import dev.muster.call.CallResult;
+import dev.muster.call.FakeScheduler;
+import dev.muster.call.Idempotent;
+import dev.muster.call.NoEndpointException;
 import dev.muster.outlier.Outcome;
+import dev.muster.outlier.OutlierConfig;
 import dev.muster.registry.Instance;
 import dev.muster.retry.RetryBudget;
 import dev.muster.retry.RetryConfig;

@@ -1,5 +1,6 @@
-package dev.muster.call;
+package dev.muster.call.internal;
 
+import dev.muster.call.CallMetrics;
 import dev.muster.outlier.Outcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
