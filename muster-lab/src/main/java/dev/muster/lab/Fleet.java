@@ -41,7 +41,13 @@ public final class Fleet {
     return providers.get(i - 1);
   }
 
-  /** Starts A, B and W (each may be skipped) and waits until the callers are warm: 20 calls in a row ok. */
+  /**
+   * How many calls in a row a caller must have made ok at the first attempt, every provider among them, before a
+   * scenario starts its fault ({@link #awaitWarm}); the report marks the moment.
+   */
+  public static final int WARM_CALLS = 30;
+
+  /** Starts A, B and W (each may be skipped) and waits until the callers are {@linkplain #warm warm}. */
   public Fleet consumers(LabContext ctx, String endpoints, boolean withA, boolean withB, boolean withWatcher) {
     if (withA) {
       a = ctx.consumer("consumer-a", service, endpoints, true);
@@ -62,8 +68,8 @@ public final class Fleet {
   public void awaitWarm(LabContext ctx, ChildProcess... callers) {
     List<String> ids = providers.stream().map(ChildProcess::name).toList();
     for (ChildProcess c : callers) {
-      ctx.await(c.name() + " warm (30 calls in a row ok at the first attempt, every provider among them)",
-          Duration.ofSeconds(60), () -> warm(c, 30, ids));
+      ctx.await(c.name() + " warm (" + WARM_CALLS + " calls in a row ok at the first attempt, every provider among"
+          + " them)", Duration.ofSeconds(60), () -> warm(c, WARM_CALLS, ids));
     }
   }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.muster.lab.Fleet;
 import dev.muster.lab.LabException;
 import dev.muster.lab.LabRun;
 import dev.muster.lab.ScenarioResult;
@@ -97,8 +98,8 @@ public final class LabReportPage {
           + "bar per consumer, light/dark green = ok, red = failed. x = seconds since the first call ("
           + d.get("origin").asText() + "). Vertical lines: events in the provider and watcher logs (a provider "
           + "removed from or added to a set, lease_lost, revoked, stale, recovered, …) and when each consumer "
-          + "became warm (the lab starts the fault only after 20 ok calls in a row and counts only calls in the "
-          + "fault window, so failures before that are warm-up); hover for the detail. "
+          + "became warm (the lab starts the fault only after " + Fleet.WARM_CALLS + " ok calls in a row and counts "
+          + "only calls in the fault window, so failures before that are warm-up); hover for the detail. "
           + (derived ? "The solid black lines are the faults, which no process logs: each is placed at the "
               + "watcher's removal minus the window in output.txt." : "The lab's own fault marks (lab.jsonl) appear as events."));
     }

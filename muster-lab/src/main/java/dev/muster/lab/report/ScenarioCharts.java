@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.muster.lab.Fleet;
 import dev.muster.lab.StaleWindow;
 import dev.muster.testing.JsonLog;
 import java.io.IOException;
@@ -31,9 +32,8 @@ import java.util.stream.Stream;
  */
 final class ScenarioCharts {
   static final String DERIVED_FAULT = "fault (removal − window)";
-  /** The lab's warm-up rule ({@code Fleet.consumers}): a consumer is warm after 20 calls in a row were ok. */
-  static final String WARM = "warm (20 ok in a row)";
-  private static final int WARM_CALLS = 20;
+  /** The lab's warm-up rule ({@link Fleet#WARM_CALLS}), as far as the chart can tell: that many ok in a row. */
+  static final String WARM = "warm (" + Fleet.WARM_CALLS + " ok in a row)";
 
   private ScenarioCharts() {}
 
@@ -130,9 +130,9 @@ final class ScenarioCharts {
         boolean ok = line.path("ok").asBoolean();
         calls.add(new Event(process, ok ? "ok" : "failed", at.get(), ""));
         okInARow = ok ? okInARow + 1 : 0;
-        if (!warm && okInARow == WARM_CALLS) {
+        if (!warm && okInARow == Fleet.WARM_CALLS) {
           warm = true;
-          events.add(new Event(process, WARM, at.get(), "the 20th ok call in a row (in log order) started"));
+          events.add(new Event(process, WARM, at.get(), "the " + Fleet.WARM_CALLS + "th ok call in a row (in log order) started"));
         }
         if (!ok) {
           events.add(new Event(process, "call failed", at.get(), "call failed, attempts " + line.path("attempts")
