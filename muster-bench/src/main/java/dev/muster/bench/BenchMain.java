@@ -3,7 +3,7 @@ package dev.muster.bench;
 import dev.muster.bench.curator.CuratorBench;
 import dev.muster.bench.etcd.EtcdBench;
 import dev.muster.bench.report.Machine;
-import dev.muster.bench.report.Report;
+import dev.muster.bench.report.ResultTables;
 import dev.muster.bench.support.Plan;
 import dev.muster.bench.support.SideResult;
 import java.io.ByteArrayOutputStream;
@@ -17,9 +17,9 @@ import java.time.temporal.ChronoUnit;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * {@code muster bench [--quick] [--only SECTIONS] [--out DIR]}: the microbenchmarks, Muster end to end against
@@ -99,8 +99,8 @@ public final class BenchMain implements Callable<Integer> {
     EtcdBench.Result etcd = sections.contains(Section.etcd) ? EtcdBench.run(plan, logs, progress) : null;
     SideResult curator = sections.contains(Section.curator) ? CuratorBench.run(plan, logs, progress) : null;
     double took = (System.nanoTime() - t0) / 1e9;
-    Report report = new Report(new Report.Figures(mode + String.format(", took %.0f s", took), Machine.describe(),
-        jmh, etcd == null ? null : etcd.muster(), etcd == null ? null : etcd.floor(), curator,
+    ResultTables report = new ResultTables(new ResultTables.Run(mode + String.format(", took %.0f s", took),
+        Machine.describe(), jmh, etcd == null ? null : etcd.muster(), etcd == null ? null : etcd.floor(), curator,
         CuratorBench.label(plan)));
     ByteArrayOutputStream text = new ByteArrayOutputStream();
     try (PrintStream both = new PrintStream(text, true, StandardCharsets.UTF_8)) {

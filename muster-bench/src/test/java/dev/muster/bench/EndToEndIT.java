@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.muster.bench.curator.CuratorBench;
 import dev.muster.bench.etcd.EtcdBench;
-import dev.muster.bench.report.Report;
+import dev.muster.bench.report.ResultTables;
 import dev.muster.bench.support.Metric;
 import dev.muster.bench.support.Plan;
 import dev.muster.bench.support.SideResult;
-import dev.muster.testing.internal.ProcessReaper;
+import dev.muster.testing.LeakCheck;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -58,8 +58,8 @@ class EndToEndIT {
     assertThat(curator.values()).containsKeys(Metric.HEAP_PER_INSTANCE, Metric.CALLS, Metric.CALLS_FAILED);
     assertThat(etcd.muster().latencies().get(Metric.KILL9_REMAINDER).count()).isEqualTo(TINY.killSamples());
 
-    Report report = new Report(new Report.Figures("test", "machine", List.of(), etcd.muster(), etcd.floor(),
-        curator, CuratorBench.label(TINY)));
+    ResultTables report = new ResultTables(new ResultTables.Run("test", "machine", List.of(), etcd.muster(),
+        etcd.floor(), curator, CuratorBench.label(TINY)));
     ByteArrayOutputStream text = new ByteArrayOutputStream();
     report.print(new PrintStream(text, true, StandardCharsets.UTF_8));
     assertThat(text.toString(StandardCharsets.UTF_8))
@@ -70,6 +70,6 @@ class EndToEndIT {
     assertThat(rows.get(0)).startsWith("# machine: ");
     assertThat(rows.stream().filter(r -> !r.startsWith("#")))
         .allSatisfy(r -> assertThat(r.split(",(?=(?:[^\"]*\"[^\"]*\")*[^\"]*$)", -1)).hasSize(11));
-    assertThat(ProcessReaper.stillAlive()).isEmpty();
+    assertThat(LeakCheck.stillAlive()).isEmpty();
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -34,17 +35,17 @@ class CallCommandIT {
   void ejectionAndRetryHideTheStaleWindowWhileAConsumerWithoutThemSeesFailures() throws Exception {
     String service = "hello-" + UUID.randomUUID().toString().substring(0, 6);
     String endpoints = etcd.endpointsString();
-    List<CliProcess> providers = new ArrayList<>();
+    List<ChildProcess> providers = new ArrayList<>();
     List<String> ids = List.of("p1", "p2", "p3");
-    try (CliProcess p1 = provider(service, "p1", endpoints);
-         CliProcess p2 = provider(service, "p2", endpoints);
-         CliProcess p3 = provider(service, "p3", endpoints)) {
+    try (ChildProcess p1 = provider(service, "p1", endpoints);
+         ChildProcess p2 = provider(service, "p2", endpoints);
+         ChildProcess p3 = provider(service, "p3", endpoints)) {
       providers.addAll(List.of(p1, p2, p3));
-      for (CliProcess p : providers) {
-        await().atMost(Duration.ofSeconds(30)).until(() -> p.events().contains("registered"));
+      for (ChildProcess p : providers) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> p.json().eventNames().contains("registered"));
       }
-      try (CliProcess a = consumer(service, endpoints, "--idempotent", "--eject-after", "1", "--ejection-time", "2s");
-           CliProcess b = consumer(service, endpoints, "--no-eject", "--max-retries", "0")) {
+      try (ChildProcess a = consumer(service, endpoints, "--idempotent", "--eject-after", "1", "--ejection-time", "2s");
+           ChildProcess b = consumer(service, endpoints, "--no-eject", "--max-retries", "0")) {
         await().atMost(Duration.ofSeconds(30)).until(() -> tried(a).containsAll(ids) && tried(b).containsAll(ids));
         // Fresh JVMs on 2 cores time out some of their first 300 ms attempts (class loading, JIT): the windows
         // start once both consumers are warm, and warm-up failures are reported apart.
@@ -55,9 +56,9 @@ class CallCommandIT {
         // The stale window: p1's lease (3 s) runs out and both consumers' caches drop it.
         await().atMost(Duration.ofSeconds(30)).until(() -> dropped(a, "p1", stopAt) && dropped(b, "p1", stopAt));
         p1.signal("CONT");
-        await().atMost(Duration.ofSeconds(10)).until(() -> p1.events().contains("reregistered"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> p1.json().eventNames().contains("reregistered"));
         Instant killAt = Instant.now();
-        p2.process().toHandle().destroyForcibly();
+        p2.kill();
         await().atMost(Duration.ofSeconds(30)).until(() -> dropped(a, "p2", killAt) && dropped(b, "p2", killAt));
         Instant bothDropped = Instant.now();
         // Some calls after the window, so each consumer's summary counts calls made without p2.
@@ -66,8 +67,8 @@ class CallCommandIT {
 
         a.terminate();
         b.terminate();
-        a.awaitExit(Duration.ofSeconds(20));
-        b.awaitExit(Duration.ofSeconds(20));
+        a.exitCode(Duration.ofSeconds(20));
+        b.exitCode(Duration.ofSeconds(20));
         long aWarmup = failuresBefore(a, stopAt);
         long bWarmup = failuresBefore(b, stopAt);
         long aFailed = failures(a) - aWarmup;
@@ -89,33 +90,33 @@ class CallCommandIT {
     }
   }
 
-  private static CliProcess provider(String service, String id, String endpoints) throws Exception {
+  private static ChildProcess provider(String service, String id, String endpoints) throws Exception {
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
     }
-    return CliProcess.start("register", "--service", service, "--id", id, "--address", "127.0.0.1:" + port,
+    return MusterJar.start("register", "--service", service, "--id", id, "--address", "127.0.0.1:" + port,
         "--serve-hello", "--ttl", "3s", "--keepalive", "1s", "--drain", "0s", "--endpoints", endpoints);
   }
 
-  private static CliProcess consumer(String service, String endpoints, String... extra) {
+  private static ChildProcess consumer(String service, String endpoints, String... extra) {
     List<String> args = new ArrayList<>(List.of("call", service, "/hello", "--count", "0", "--interval", "50ms",
         "--attempt-timeout", "300ms", "--policy", "ROUND_ROBIN", "--json", "--endpoints", endpoints));
     args.addAll(List.of(extra));
-    return CliProcess.start(args.toArray(String[]::new));
+    return MusterJar.start(args.toArray(String[]::new));
   }
 
-  private static List<JsonNode> callLines(CliProcess p) {
-    return p.json().stream().filter(n -> n.path("event").asText().equals("call")).toList();
+  private static List<JsonNode> callLines(ChildProcess p) {
+    return p.json().lines().stream().filter(n -> n.path("event").asText().equals("call")).toList();
   }
 
-  private static Set<String> tried(CliProcess p) {
+  private static Set<String> tried(ChildProcess p) {
     Set<String> ids = new HashSet<>();
     callLines(p).forEach(n -> n.path("attempts").forEach(a -> ids.add(a.asText())));
     return ids;
   }
 
-  private static long failures(CliProcess p) {
+  private static long failures(ChildProcess p) {
     return callLines(p).stream().filter(n -> !n.path("ok").asBoolean()).count();
   }
 
@@ -123,20 +124,20 @@ class CallCommandIT {
     return Instant.parse(call.path("ts").asText()).isBefore(t);
   }
 
-  private static long failuresBefore(CliProcess p, Instant t) {
+  private static long failuresBefore(ChildProcess p, Instant t) {
     return callLines(p).stream().filter(n -> !n.path("ok").asBoolean() && startedBefore(n, t)).count();
   }
 
   /** The last {@code n} calls to complete all succeeded. */
-  private static boolean lastAllOk(CliProcess p, int n) {
+  private static boolean lastAllOk(ChildProcess p, int n) {
     List<JsonNode> lines = callLines(p);
     return lines.size() >= n && lines.subList(lines.size() - n, lines.size()).stream()
         .allMatch(l -> l.path("ok").asBoolean());
   }
 
   /** A set line of {@code p}'s cache printed at or after {@code after} without {@code id}: p stopped picking it. */
-  private static boolean dropped(CliProcess p, String id, Instant after) {
-    return p.json().stream()
+  private static boolean dropped(ChildProcess p, String id, Instant after) {
+    return p.json().lines().stream()
         .filter(n -> n.has("instances") && !Instant.parse(n.path("ts").asText()).isBefore(after))
         .anyMatch(n -> {
           for (JsonNode i : n.path("instances")) {
@@ -148,19 +149,19 @@ class CallCommandIT {
         });
   }
 
-  private static long callsAfter(CliProcess p, Instant t) {
+  private static long callsAfter(ChildProcess p, Instant t) {
     return callLines(p).stream().filter(n -> !startedBefore(n, t)).count();
   }
 
-  private static long calls(CliProcess p) {
+  private static long calls(ChildProcess p) {
     return callLines(p).size();
   }
 
-  private static long retried(CliProcess p) {
+  private static long retried(ChildProcess p) {
     return callLines(p).stream().filter(n -> n.path("retried").asBoolean()).count();
   }
 
-  private static long attemptsTo(CliProcess p, String id, Instant after) {
+  private static long attemptsTo(ChildProcess p, String id, Instant after) {
     return callLines(p).stream().filter(n -> !Instant.parse(n.path("ts").asText()).isBefore(after))
         .mapToLong(n -> {
           long c = 0;
@@ -173,8 +174,8 @@ class CallCommandIT {
         }).sum();
   }
 
-  private static JsonNode summary(CliProcess p) {
-    return p.json().stream().filter(n -> n.path("event").asText().equals("summary")).findFirst()
+  private static JsonNode summary(ChildProcess p) {
+    return p.json().lines().stream().filter(n -> n.path("event").asText().equals("summary")).findFirst()
         .orElseThrow(() -> new AssertionError("no summary line from " + p));
   }
 }

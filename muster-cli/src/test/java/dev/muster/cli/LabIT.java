@@ -2,6 +2,7 @@ package dev.muster.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.muster.testing.ChildProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,8 +27,8 @@ class LabIT {
     }
     args[args.length - 2] = "--out";
     args[args.length - 1] = out.toString();
-    try (CliProcess lab = CliProcess.start(args)) {
-      int exit = lab.awaitExit(Duration.ofMinutes(5));
+    try (ChildProcess lab = MusterJar.start(args)) {
+      int exit = lab.exitCode(Duration.ofMinutes(5));
       String table = Files.readString(out.resolve("output.txt"));
       System.out.println(table);
       assertThat(exit).as("lab exit; stdout %s; stderr %s", lab.stdout(), lab.stderr()).isZero();

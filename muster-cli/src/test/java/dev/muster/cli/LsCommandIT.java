@@ -3,6 +3,7 @@ package dev.muster.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
@@ -30,9 +31,9 @@ class LsCommandIT {
           + "\"weight\":5,\"tags\":[\"canary\"],\"metadata\":{\"team\":\"x\"}}");
       put(client, prefix + "bad-1", "{\"address\":\"10.0.0.9\",\"port\":\"80\"}");
     }
-    try (CliProcess ls = CliProcess.run(EXIT, "ls", service, "--namespace", "blue", "--endpoints",
+    try (ChildProcess ls = MusterJar.run(EXIT, "ls", service, "--namespace", "blue", "--endpoints",
         etcd.endpointsString())) {
-      assertThat(ls.process().exitValue()).as("%s", ls).isZero();
+      assertThat(ls.exitCode().getAsInt()).as("%s", ls).isZero();
       List<String> out = ls.stdout();
       assertThat(out.get(0)).matches("revision \\d+, 1 instance\\(s\\)");
       assertThat(out.get(1).indexOf("ADDRESS")).isEqualTo(out.get(2).indexOf("[fd00::7]:8443"));
@@ -40,9 +41,9 @@ class LsCommandIT {
       assertThat(out.get(3)).startsWith("! " + prefix + "bad-1: ").contains("\"port\"");
       assertThat(out).hasSize(4);
     }
-    try (CliProcess ls = CliProcess.run(EXIT, "ls", service, "--json", "--namespace", "blue", "--endpoints",
+    try (ChildProcess ls = MusterJar.run(EXIT, "ls", service, "--json", "--namespace", "blue", "--endpoints",
         etcd.endpointsString())) {
-      JsonNode line = ls.json().get(0);
+      JsonNode line = ls.json().lines().get(0);
       assertThat(line.get("event").asText()).isEqualTo("instance");
       assertThat(line.get("address").asText()).isEqualTo("fd00::7");
       assertThat(line.get("tags").get(0).asText()).isEqualTo("canary");
@@ -53,8 +54,8 @@ class LsCommandIT {
 
   @Test
   void lsWithNoEtcdListeningExitsFourWithOneLine() throws Exception {
-    try (CliProcess ls = CliProcess.run(EXIT, "ls", "--endpoints", "http://127.0.0.1:1")) {
-      assertThat(ls.process().exitValue()).as("%s", ls).isEqualTo(4);
+    try (ChildProcess ls = MusterJar.run(EXIT, "ls", "--endpoints", "http://127.0.0.1:1")) {
+      assertThat(ls.exitCode().getAsInt()).as("%s", ls).isEqualTo(4);
       assertThat(ls.stderr()).hasSize(1);
       assertThat(ls.stderr().get(0)).startsWith("muster: ").contains("did not answer").contains("--endpoints");
       assertThat(ls.stdout()).isEmpty();

@@ -2,6 +2,7 @@ package dev.muster.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.muster.testing.ChildProcess;
 import dev.muster.testing.LeakCheck;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -16,7 +17,7 @@ class NoLeakedProcessesIT {
   void everyEtcdAndMusterProcessTheSuiteStartedIsGone() {
     assertThat(LeakCheck.started()).as("the suite started etcd processes").isNotEmpty();
     assertThat(LeakCheck.stillAlive()).as("etcd processes still alive after the suite").isEmpty();
-    assertThat(CliProcess.everStarted()).as("the suite started muster processes").isPositive();
-    assertThat(CliProcess.stillAlive()).as("muster processes still alive after the suite").isEmpty();
+    assertThat(ChildProcess.everStarted()).as("the suite started muster processes").isNotEmpty();
+    assertThat(ChildProcess.stillAlive()).as("muster processes still alive after the suite").isEmpty();
   }
 }

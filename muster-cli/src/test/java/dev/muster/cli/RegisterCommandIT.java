@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
@@ -47,21 +48,21 @@ class RegisterCommandIT {
   @Test
   void registerPrintsRegisteredFirstAndLsShowsTheInstanceItWrote() throws Exception {
     String service = newService();
-    try (CliProcess p = register(service, "a-1", "--address", "127.0.0.1:9001", "--zone", "z1")) {
+    try (ChildProcess p = register(service, "a-1", "--address", "127.0.0.1:9001", "--zone", "z1")) {
       JsonNode registered = awaitEvent(p, "registered");
-      assertThat(p.events().get(0)).isEqualTo("registered");
+      assertThat(p.json().eventNames().get(0)).isEqualTo("registered");
       KeyValue kv = get(key(service, "a-1")).getKvs().get(0);
       assertThat(kv.getLease()).isNotZero().isEqualTo(registered.get("lease").asLong());
       assertThat(registered.get("revision").asLong()).isEqualTo(kv.getModRevision());
 
-      try (CliProcess ls = CliProcess.run(EXIT, "ls", service, "--endpoints", etcd.endpointsString())) {
-        assertThat(ls.process().exitValue()).as("%s", ls).isZero();
+      try (ChildProcess ls = MusterJar.run(EXIT, "ls", service, "--endpoints", etcd.endpointsString())) {
+        assertThat(ls.exitCode().getAsInt()).as("%s", ls).isZero();
         assertThat(ls.stdout().get(0)).matches("revision \\d+, 1 instance\\(s\\)");
         assertThat(ls.stdout().get(1)).startsWith("SERVICE").contains("VERSION", "ID", "ADDRESS", "STATE");
         assertThat(ls.stdout().get(2)).contains(service, "a-1", "127.0.0.1:9001", "UP", "100", "z1");
       }
-      try (CliProcess ls = CliProcess.run(EXIT, "ls", "--json", "--endpoints", etcd.endpointsString())) {
-        JsonNode line = ls.json().stream().filter(n -> n.path("service").asText().equals(service)).findFirst()
+      try (ChildProcess ls = MusterJar.run(EXIT, "ls", "--json", "--endpoints", etcd.endpointsString())) {
+        JsonNode line = ls.json().lines().stream().filter(n -> n.path("service").asText().equals(service)).findFirst()
             .orElseThrow(() -> new AssertionError("no line for " + service + " in " + ls));
         assertThat(line.get("event").asText()).isEqualTo("instance");
         assertThat(line.get("id").asText()).isEqualTo("a-1");
@@ -76,7 +77,7 @@ class RegisterCommandIT {
   void aProcessStoppedLongerThanItsTtlComesBackUnderANewLeaseWhenItResumes() throws Exception {
     String service = newService();
     String key = key(service, "b-1");
-    try (CliProcess p = register(service, "b-1", "--ttl", "2s", "--keepalive", "500ms")) {
+    try (ChildProcess p = register(service, "b-1", "--ttl", "2s", "--keepalive", "500ms")) {
       awaitEvent(p, "registered");
       long firstLease = get(key).getKvs().get(0).getLease();
 
@@ -99,7 +100,7 @@ class RegisterCommandIT {
             Duration.between(resumedAt, ts(awaitEvent(p, "lease_lost"))).toMillis(),
             between(p, "lease_lost", "reregistered"), millis);
       }
-      assertThat(p.events()).as("%s", p).containsSubsequence("registered", "lease_lost", "reregistered");
+      assertThat(p.json().eventNames()).as("%s", p).containsSubsequence("registered", "lease_lost", "reregistered");
       assertThat(get(key).getKvs().get(0).getLease()).isNotEqualTo(firstLease);
     }
   }
@@ -108,7 +109,7 @@ class RegisterCommandIT {
   void sigtermPublishesDrainingBeforeItRevokesTheLease() throws Exception {
     String service = newService();
     String key = key(service, "c-1");
-    try (CliProcess p = register(service, "c-1", "--drain", "1s")) {
+    try (ChildProcess p = register(service, "c-1", "--drain", "1s")) {
       awaitEvent(p, "registered");
       long revision = get(key).getKvs().get(0).getModRevision();
       try (KeyWatch watch = new KeyWatch(client, key, revision + 1)) {
@@ -122,8 +123,8 @@ class RegisterCommandIT {
         System.out.printf("[register IT] --drain 1s: DRAINING put -> DELETE: %d ms%n",
             (delete.nanos() - seen.get(0).nanos()) / 1_000_000);
       }
-      assertThat(p.awaitExit(Duration.ofSeconds(15))).isIn(0, 143);
-      assertThat(p.events()).as("%s", p).containsSubsequence("registered", "draining", "revoked");
+      assertThat(p.exitCode(Duration.ofSeconds(15))).isIn(0, 143);
+      assertThat(p.json().eventNames()).as("%s", p).containsSubsequence("registered", "draining", "revoked");
     }
   }
 
@@ -131,7 +132,7 @@ class RegisterCommandIT {
   void sigtermWithoutADrainPeriodDeletesTheKeyAtOnce() throws Exception {
     String service = newService();
     String key = key(service, "c-2");
-    try (CliProcess p = register(service, "c-2", "--drain", "0s")) {
+    try (ChildProcess p = register(service, "c-2", "--drain", "0s")) {
       awaitEvent(p, "registered");
       long revision = get(key).getKvs().get(0).getModRevision();
       try (KeyWatch watch = new KeyWatch(client, key, revision + 1)) {
@@ -142,8 +143,8 @@ class RegisterCommandIT {
         System.out.printf("[register IT] --drain 0s: SIGTERM -> DELETE seen by a watch: %d ms%n", millis);
         assertThat(millis).isLessThan(5_000);
       }
-      assertThat(p.awaitExit(Duration.ofSeconds(15))).isIn(0, 143);
-      assertThat(p.events()).as("%s", p).containsSubsequence("draining", "revoked");
+      assertThat(p.exitCode(Duration.ofSeconds(15))).isIn(0, 143);
+      assertThat(p.json().eventNames()).as("%s", p).containsSubsequence("draining", "revoked");
     }
   }
 
@@ -151,15 +152,15 @@ class RegisterCommandIT {
   void theSameIdRegisteredTwiceExitsThreeAndLeavesTheFirstRegistrationAlone() throws Exception {
     String service = newService();
     String key = key(service, "d-1");
-    try (CliProcess first = register(service, "d-1")) {
+    try (ChildProcess first = register(service, "d-1")) {
       awaitEvent(first, "registered");
       KeyValue before = get(key).getKvs().get(0);
-      try (CliProcess second = register(service, "d-1")) {
-        assertThat(second.awaitExit(EXIT)).as("%s", second).isEqualTo(3);
+      try (ChildProcess second = register(service, "d-1")) {
+        assertThat(second.exitCode(EXIT)).as("%s", second).isEqualTo(3);
         assertThat(second.stderr()).hasSize(1);
         assertThat(second.stderr().get(0)).startsWith("muster: ").contains(key)
             .contains(Long.toHexString(before.getLease()));
-        assertThat(second.events()).isEmpty();
+        assertThat(second.json().eventNames()).isEmpty();
       }
       KeyValue after = get(key).getKvs().get(0);
       assertThat(after.getLease()).isEqualTo(before.getLease());
@@ -172,9 +173,9 @@ class RegisterCommandIT {
   @Test
   void anUnreachableRegistryExitsFourAfterTheStartTimeoutWithOneLine() throws Exception {
     long started = System.nanoTime();
-    try (CliProcess p = CliProcess.run(Duration.ofSeconds(20), "register", "--endpoints", "http://127.0.0.1:1",
+    try (ChildProcess p = MusterJar.run(Duration.ofSeconds(20), "register", "--endpoints", "http://127.0.0.1:1",
         "--start-timeout", "1s", "--service", newService(), "--address", "127.0.0.1:9005")) {
-      assertThat(p.process().exitValue()).as("%s", p).isEqualTo(4);
+      assertThat(p.exitCode().getAsInt()).as("%s", p).isEqualTo(4);
       assertThat(p.stderr()).hasSize(1);
       assertThat(p.stderr().get(0)).startsWith("muster: ").contains("http://127.0.0.1:1").contains("--endpoints");
       assertThat(p.stdout()).isEmpty();
@@ -183,24 +184,24 @@ class RegisterCommandIT {
     }
   }
 
-  private CliProcess register(String service, String id, String... extra) {
+  private ChildProcess register(String service, String id, String... extra) {
     List<String> args = new java.util.ArrayList<>(List.of("register", "--endpoints", etcd.endpointsString(),
         "--service", service, "--id", id));
     if (!List.of(extra).contains("--address")) {
       args.addAll(List.of("--address", "127.0.0.1:9000"));
     }
     args.addAll(List.of(extra));
-    return CliProcess.start(args.toArray(String[]::new));
+    return MusterJar.start(args.toArray(String[]::new));
   }
 
-  private static JsonNode awaitEvent(CliProcess p, String event) {
-    await(event).atMost(Duration.ofSeconds(30)).until(() -> p.events().contains(event) || !p.process().isAlive());
-    return p.json().stream().filter(n -> n.path("event").asText().equals(event)).findFirst()
+  private static JsonNode awaitEvent(ChildProcess p, String event) {
+    await(event).atMost(Duration.ofSeconds(30)).until(() -> p.json().eventNames().contains(event) || !p.isAlive());
+    return p.json().lines().stream().filter(n -> n.path("event").asText().equals(event)).findFirst()
         .orElseThrow(() -> new AssertionError("no " + event + " event: " + p));
   }
 
   /** Milliseconds between the first {@code from} and the first {@code to} event, by their {@code ts}. */
-  private static long between(CliProcess p, String from, String to) {
+  private static long between(ChildProcess p, String from, String to) {
     return Duration.between(ts(awaitEvent(p, from)), ts(awaitEvent(p, to))).toMillis();
   }
 

@@ -3,6 +3,7 @@ package dev.muster.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -22,16 +23,16 @@ class RegisterFailureIT {
 
   @Test
   void losingEtcdForMoreThanMaxFailuresKeepalivesExitsOneAfterPrintingFailed() throws Exception {
-    try (CliProcess p = CliProcess.start("register", "--endpoints", etcd.endpointsString(), "--service", "fails",
+    try (ChildProcess p = MusterJar.start("register", "--endpoints", etcd.endpointsString(), "--service", "fails",
         "--address", "127.0.0.1:9100", "--id", "f-1", "--ttl", "3s", "--keepalive", "500ms", "--max-failures", "3")) {
-      await("registered").atMost(Duration.ofSeconds(30)).until(() -> p.events().contains("registered"));
+      await("registered").atMost(Duration.ofSeconds(30)).until(() -> p.json().eventNames().contains("registered"));
       long stopped = System.nanoTime();
       etcd.member(0).stop();
 
-      assertThat(p.awaitExit(Duration.ofSeconds(30))).as("%s", p).isEqualTo(1);
+      assertThat(p.exitCode(Duration.ofSeconds(30))).as("%s", p).isEqualTo(1);
       System.out.printf("[register IT] etcd stopped -> exit 1 with --max-failures 3, keepalive 500ms: %d ms%n",
           (System.nanoTime() - stopped) / 1_000_000);
-      assertThat(p.events()).as("%s", p).containsSubsequence("registered", "unreachable", "failed");
+      assertThat(p.json().eventNames()).as("%s", p).containsSubsequence("registered", "unreachable", "failed");
       assertThat(p.stderr()).as("%s", p).hasSize(1);
       assertThat(p.stderr().get(0)).startsWith("muster: registration of default/fails/v1/f-1 failed: ")
           .contains("3 consecutive");

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
 import dev.muster.registry.RegistryLayout;
+import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -31,21 +32,21 @@ class WatchCommandIT {
     Instance a = Instance.of(service, "10.0.0.7", 8080).id("a");
     Instance b = Instance.of(service, "10.0.0.8", 8080).id("b");
     try (Client client = Client.builder().endpoints(etcd.endpointsString().split(",")).build();
-         CliProcess watch = CliProcess.start("watch", service, "--json", "--endpoints", etcd.endpointsString())) {
-      await().atMost(Duration.ofSeconds(30)).until(() -> watch.events().contains("snapshot"));
+         ChildProcess watch = MusterJar.start("watch", service, "--json", "--endpoints", etcd.endpointsString())) {
+      await().atMost(Duration.ofSeconds(30)).until(() -> watch.json().eventNames().contains("snapshot"));
       put(client, a);
-      await().atMost(Duration.ofSeconds(30)).until(() -> watch.events().contains("update"));
+      await().atMost(Duration.ofSeconds(30)).until(() -> watch.json().eventNames().contains("update"));
 
       etcd.member(0).kill();
-      await().atMost(Duration.ofSeconds(20)).until(() -> watch.events().contains("stale"));
+      await().atMost(Duration.ofSeconds(20)).until(() -> watch.json().eventNames().contains("stale"));
       etcd.member(0).restart();
       put(client, b);
-      await().atMost(Duration.ofSeconds(30)).until(() -> watch.events().contains("recovered")
-          && ids(last(watch.json())).containsAll(List.of("a", "b")));
+      await().atMost(Duration.ofSeconds(30)).until(() -> watch.json().eventNames().contains("recovered")
+          && ids(last(watch.json().lines())).containsAll(List.of("a", "b")));
 
-      assertThat(watch.events()).startsWith("snapshot").containsSubsequence("snapshot", "update", "stale",
+      assertThat(watch.json().eventNames()).startsWith("snapshot").containsSubsequence("snapshot", "update", "stale",
           "recovered");
-      JsonNode stale = watch.json().stream().filter(n -> n.path("event").asText().equals("stale")).findFirst()
+      JsonNode stale = watch.json().lines().stream().filter(n -> n.path("event").asText().equals("stale")).findFirst()
           .orElseThrow();
       assertThat(ids(stale)).containsExactly("a");
       assertThat(stale.path("ts").asText()).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}Z");
@@ -55,9 +56,9 @@ class WatchCommandIT {
 
   @Test
   void watchExitsFourWhenNoSetArrivesWithinTheStartTimeout() throws Exception {
-    CliProcess watch = CliProcess.run(Duration.ofSeconds(60), "watch", "orders", "--endpoints",
+    ChildProcess watch = MusterJar.run(Duration.ofSeconds(60), "watch", "orders", "--endpoints",
         "http://127.0.0.1:1", "--start-timeout", "1s");
-    assertThat(watch.process().exitValue()).isEqualTo(4);
+    assertThat(watch.exitCode().getAsInt()).isEqualTo(4);
     assertThat(watch.stderr()).singleElement().asString().startsWith("muster: no endpoint set for orders");
   }
 

@@ -1,9 +1,9 @@
 package dev.muster.lab;
 
+import dev.muster.testing.EtcdBinary;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 
 /** {@code env.txt}: what the figures were measured on. */
 final class Environment {
@@ -11,7 +11,7 @@ final class Environment {
 
   static String describe() {
     StringBuilder sb = new StringBuilder();
-    sb.append("etcd: ").append(command("etcd", "--version").lines().findFirst().orElse("unknown")).append('\n');
+    sb.append("etcd: ").append(EtcdBinary.version().map(v -> "etcd Version: " + v).orElse("unknown")).append('\n');
     sb.append("java: ").append(System.getProperty("java.vm.name")).append(' ')
         .append(System.getProperty("java.runtime.version")).append('\n');
     sb.append("os: ").append(System.getProperty("os.name")).append(' ').append(System.getProperty("os.version"))
@@ -36,20 +36,6 @@ final class Environment {
       return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
           .findFirst().map(l -> l.substring(l.indexOf(':') + 1).trim()).orElse("unknown");
     } catch (IOException e) {
-      return "unknown";
-    }
-  }
-
-  private static String command(String... cmd) {
-    try {
-      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-      String out = new String(p.getInputStream().readAllBytes());
-      p.waitFor(10, TimeUnit.SECONDS);
-      return out;
-    } catch (IOException e) {
-      return "unknown (" + e.getMessage() + ")";
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
       return "unknown";
     }
   }

@@ -1,6 +1,9 @@
 package dev.muster.lab;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.muster.testing.ChildProcess;
+import dev.muster.testing.JsonLog;
+import dev.muster.testing.LeaseRemainder;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -13,10 +16,10 @@ import java.util.Optional;
  */
 public final class Fleet {
   public final String service;
-  public final List<LabProcess> providers = new ArrayList<>();
-  public LabProcess a;
-  public LabProcess b;
-  public LabProcess watcher;
+  public final List<ChildProcess> providers = new ArrayList<>();
+  public ChildProcess a;
+  public ChildProcess b;
+  public ChildProcess watcher;
 
   private Fleet(String service) {
     this.service = service;
@@ -28,17 +31,23 @@ public final class Fleet {
     for (int i = 1; i <= n; i++) {
       f.providers.add(ctx.provider("p" + i, service, endpoints, extra));
     }
-    for (LabProcess p : f.providers) {
+    for (ChildProcess p : f.providers) {
       ctx.await(p.name() + " registered", Duration.ofSeconds(30), () -> p.json().has("registered"));
     }
     return f;
   }
 
-  public LabProcess provider(int i) {
+  public ChildProcess provider(int i) {
     return providers.get(i - 1);
   }
 
-  /** Starts A, B and W (each may be skipped) and waits until the callers are warm: 20 calls in a row ok. */
+  /**
+   * How many calls in a row a caller must have made ok at the first attempt, every provider among them, before a
+   * scenario starts its fault ({@link #awaitWarm}); the report marks the moment.
+   */
+  public static final int WARM_CALLS = 30;
+
+  /** Starts A, B and W (each may be skipped) and waits until the callers are {@linkplain #warm warm}. */
   public Fleet consumers(LabContext ctx, String endpoints, boolean withA, boolean withB, boolean withWatcher) {
     if (withA) {
       a = ctx.consumer("consumer-a", service, endpoints, true);
@@ -50,24 +59,24 @@ public final class Fleet {
       watcher = ctx.watcher("watcher", service, endpoints);
       ctx.await("the watcher's snapshot", Duration.ofSeconds(30), () -> watcher.json().has("snapshot"));
     }
-    awaitWarm(ctx, java.util.Arrays.stream(new LabProcess[] {a, b}).filter(java.util.Objects::nonNull)
-        .toArray(LabProcess[]::new));
+    awaitWarm(ctx, java.util.Arrays.stream(new ChildProcess[] {a, b}).filter(java.util.Objects::nonNull)
+        .toArray(ChildProcess[]::new));
     return this;
   }
 
   /** Waits until every caller is {@linkplain #warm warm} against this fleet's providers. */
-  public void awaitWarm(LabContext ctx, LabProcess... callers) {
-    List<String> ids = providers.stream().map(LabProcess::name).toList();
-    for (LabProcess c : callers) {
-      ctx.await(c.name() + " warm (30 calls in a row ok at the first attempt, every provider among them)",
-          Duration.ofSeconds(60), () -> warm(c, 30, ids));
+  public void awaitWarm(LabContext ctx, ChildProcess... callers) {
+    List<String> ids = providers.stream().map(ChildProcess::name).toList();
+    for (ChildProcess c : callers) {
+      ctx.await(c.name() + " warm (" + WARM_CALLS + " calls in a row ok at the first attempt, every provider among"
+          + " them)", Duration.ofSeconds(60), () -> warm(c, WARM_CALLS, ids));
     }
   }
 
   // ---- log arithmetic ---------------------------------------------------------------------------------
 
   /** The caller's {@code call} lines that started in {@code [from, to)}. */
-  public static List<JsonNode> calls(LabProcess caller, Instant from, Instant to) {
+  public static List<JsonNode> calls(ChildProcess caller, Instant from, Instant to) {
     return caller.json().events("call").stream().filter(n -> {
       Instant t = JsonLog.ts(n);
       return !t.isBefore(from) && t.isBefore(to);
@@ -91,21 +100,21 @@ public final class Fleet {
   }
 
   /** When the watcher first printed a set without {@code id}, at or after {@code after}. */
-  public static Optional<Instant> removedAt(LabProcess watcher, String id, Instant after) {
+  public static Optional<Instant> removedAt(ChildProcess watcher, String id, Instant after) {
     return watcher.json().lines().stream()
         .filter(n -> n.has("instances") && !JsonLog.ts(n).isBefore(after) && !JsonLog.ids(n).contains(id))
         .map(JsonLog::ts).findFirst();
   }
 
   /** When the watcher first printed a set with {@code id}, at or after {@code after}. */
-  public static Optional<Instant> presentAt(LabProcess watcher, String id, Instant after) {
+  public static Optional<Instant> presentAt(ChildProcess watcher, String id, Instant after) {
     return watcher.json().lines().stream()
         .filter(n -> n.has("instances") && !JsonLog.ts(n).isBefore(after) && JsonLog.ids(n).contains(id))
         .map(JsonLog::ts).findFirst();
   }
 
   /** The last set the watcher printed. */
-  public static List<String> lastSet(LabProcess watcher) {
+  public static List<String> lastSet(ChildProcess watcher) {
     List<JsonNode> lines = watcher.json().lines().stream().filter(n -> n.has("instances")).toList();
     return lines.isEmpty() ? List.of() : JsonLog.ids(lines.get(lines.size() - 1));
   }
@@ -114,7 +123,7 @@ public final class Fleet {
    * The caller is warm: its last {@code n} calls succeeded at their first attempt and reached every provider, so no
    * endpoint is ejected from the cold start (a fresh JVM times out some first 300 ms attempts) when a fault begins.
    */
-  public static boolean warm(LabProcess caller, int n, List<String> providerIds) {
+  public static boolean warm(ChildProcess caller, int n, List<String> providerIds) {
     List<JsonNode> calls = caller.json().events("call");
     if (calls.size() < n) {
       return false;
@@ -130,34 +139,14 @@ public final class Fleet {
   }
 
   /**
-   * When the provider's lease would expire if nothing renewed it after {@code fault}: its last renewal (a
-   * {@code keepalive} line with the TTL granted, or the registration) before the fault, plus that TTL.
+   * One stale window, {@code fault} → the watcher's {@code removed}, split by muster-testing's
+   * {@link LeaseRemainder} rule from the provider's renewals (no split when it logged none before the fault).
    */
-  public static Optional<Instant> leaseExpiry(LabProcess provider, Instant fault, Duration ttl) {
-    Instant last = null;
-    Duration granted = ttl;
-    for (JsonNode n : provider.json().lines()) {
-      String e = n.path("event").asText();
-      if ((e.equals("keepalive") || e.equals("registered") || e.equals("reregistered"))
-          && JsonLog.ts(n).isBefore(fault)) {
-        last = JsonLog.ts(n);
-        String detail = n.path("detail").asText();
-        if (detail.startsWith("ttl ") && detail.endsWith("s")) {
-          granted = Duration.ofSeconds(Long.parseLong(detail.substring(4, detail.length() - 1)));
-        } else {
-          granted = ttl;
-        }
-      }
-    }
-    return last == null ? Optional.empty() : Optional.of(last.plus(granted));
-  }
-
-  /** "window W ms = lease remainder L + detection/delivery D" for one stale window. */
-  public static String split(LabProcess provider, Instant fault, Instant removed, Duration ttl) {
+  public static StaleWindow window(ChildProcess provider, Instant fault, Instant removed, Duration ttl) {
     long window = millis(fault, removed);
-    return leaseExpiry(provider, fault, ttl)
-        .map(expiry -> window + " = " + millis(fault, expiry) + " + " + millis(expiry, removed))
-        .orElse(Long.toString(window));
+    return LeaseRemainder.expiry(provider.json(), fault, ttl)
+        .map(expiry -> StaleWindow.split(window, millis(fault, expiry)))
+        .orElse(StaleWindow.unsplit(window));
   }
 
   public static long millis(Instant from, Instant to) {

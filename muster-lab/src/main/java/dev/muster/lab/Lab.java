@@ -1,5 +1,6 @@
 package dev.muster.lab;
 
+import dev.muster.lab.report.LabReportPage;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -15,9 +16,9 @@ import java.util.Set;
 
 /**
  * Runs scenarios one after another, each in its own directory under {@code out}, printing a line as each starts
- * and ends. A scenario that throws is recorded as FAIL with its logs kept, and the lab goes on. Writes
- * {@code output.txt} (one row per scenario: figures, the seed's figures, PASS/FAIL), {@code env.txt} and
- * {@code LIMITS.md}.
+ * and ends. A scenario that throws is recorded as FAIL with its logs kept, and the lab goes on. Writes, all from
+ * one {@link LabRun}: {@code results.json} (the typed results), {@code output.txt} (one row per scenario: figures,
+ * the seed's figures, PASS/FAIL) and {@code report.html}; and {@code env.txt} and {@code LIMITS.md}.
  */
 public final class Lab {
   private final List<Scenario> scenarios;
@@ -77,13 +78,15 @@ public final class Lab {
       }
       results.add(r);
       progress.printf("      %s in %.1f s (lab %.0f s): %s%n", r.passed() ? "PASS" : "FAIL",
-          r.elapsed().toMillis() / 1000.0, (System.nanoTime() - labStart) / 1e9, r.figures());
+          r.elapsed().toMillis() / 1000.0, (System.nanoTime() - labStart) / 1e9, r.figures().summary());
       progress.flush();
     }
-    write(out.resolve("output.txt"), OutputTable.render(results, params));
+    LabRun run = new LabRun(now(), params, results);
+    run.write(out);
+    write(out.resolve("output.txt"), OutputTable.render(run));
     write(out.resolve("env.txt"), Environment.describe());
     write(out.resolve("LIMITS.md"), Limits.text(params));
-    write(out.resolve("report.html"), dev.muster.lab.report.Report.html(out));
+    write(out.resolve("report.html"), LabReportPage.html(run, out));
     return results;
   }
 

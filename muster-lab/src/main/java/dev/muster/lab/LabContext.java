@@ -1,7 +1,10 @@
 package dev.muster.lab;
 
+import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
 import dev.muster.testing.FaultProxy;
+import dev.muster.testing.JsonLog;
+import dev.muster.testing.LoopbackPorts;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -25,7 +28,7 @@ public final class LabContext implements AutoCloseable {
   private final Path dir;
   private final List<String> musterCommand;
   private final PrintStream progress;
-  private final List<LabProcess> processes = new ArrayList<>();
+  private final List<ChildProcess> processes = new ArrayList<>();
   private final List<EtcdCluster> clusters = new ArrayList<>();
   private final List<FaultProxy> proxies = new ArrayList<>();
 
@@ -64,27 +67,19 @@ public final class LabContext implements AutoCloseable {
   }
 
   /** Starts {@code muster ARGS...} as process {@code name}; its stdout goes to {@code NAME.jsonl}. */
-  public LabProcess start(String name, String... args) {
+  public ChildProcess start(String name, String... args) {
     List<String> command = new ArrayList<>(musterCommand);
     command.addAll(List.of(args));
-    Path out = dir.resolve(name + ".jsonl");
-    Path err = dir.resolve(name + ".err");
-    try {
-      Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-      // Tracked like the etcd members: killed by pid on JVM shutdown too (Ctrl-C during a scenario).
-      dev.muster.testing.internal.ProcessReaper.track(p.toHandle());
-      LabProcess lp = new LabProcess(name, p, out, command);
-      processes.add(lp);
-      return lp;
-    } catch (IOException e) {
-      throw new LabException("cannot start " + name + " (" + String.join(" ", command) + "): " + e.getMessage());
-    }
+    // Killed by pid in close(), and on JVM shutdown too (Ctrl-C during a scenario), like the etcd members.
+    ChildProcess p = ChildProcess.start(name, command, dir.resolve(name + ".jsonl"), dir.resolve(name + ".err"));
+    processes.add(p);
+    return p;
   }
 
   /** A provider serving GET /hello on a free port, registered with the lab's TTL and keepalive. */
-  public LabProcess provider(String id, String service, String endpoints, String... extra) {
+  public ChildProcess provider(String id, String service, String endpoints, String... extra) {
     List<String> args = new ArrayList<>(List.of("register", "--service", service, "--id", id, "--address",
-        "127.0.0.1:" + dev.muster.testing.internal.FreePorts.pick(), "--serve-hello",
+        "127.0.0.1:" + LoopbackPorts.pick(), "--serve-hello",
         "--ttl", LabParams.format(params.ttl()), "--keepalive", LabParams.format(params.keepalive()),
         "--log-keepalives", "--endpoints", endpoints));
     args.addAll(List.of(extra));
@@ -95,7 +90,7 @@ public final class LabContext implements AutoCloseable {
    * A consumer calling GET /hello every {@code callInterval} with the lab's attempt timeout, round robin: with
    * {@code ejectAndRetry} consumer A (eject after 1 failure for the ejection time, 1 retry), else consumer B.
    */
-  public LabProcess consumer(String name, String service, String endpoints, boolean ejectAndRetry, String... extra) {
+  public ChildProcess consumer(String name, String service, String endpoints, boolean ejectAndRetry, String... extra) {
     List<String> args = new ArrayList<>(List.of("call", service, "/hello", "--count", "0", "--interval",
         LabParams.format(params.callInterval()), "--attempt-timeout", LabParams.format(params.attemptTimeout()),
         "--policy", "ROUND_ROBIN", "--json", "--endpoints", endpoints));
@@ -110,7 +105,7 @@ public final class LabContext implements AutoCloseable {
   }
 
   /** A {@code muster watch SERVICE --json} process. */
-  public LabProcess watcher(String name, String service, String endpoints, String... extra) {
+  public ChildProcess watcher(String name, String service, String endpoints, String... extra) {
     List<String> args = new ArrayList<>(List.of("watch", service, "--json", "--endpoints", endpoints));
     args.addAll(List.of(extra));
     return start(name, args.toArray(String[]::new));
@@ -141,23 +136,15 @@ public final class LabContext implements AutoCloseable {
    * same microsecond timestamps as the processes' logs, so the report can place it exactly.
    */
   public void mark(String event, String detail) {
-    com.fasterxml.jackson.databind.node.ObjectNode n = JSON.createObjectNode();
-    n.put("event", event);
-    n.put("ts", TS.format(java.time.Instant.now()));
-    n.put("detail", detail);
+    String line = JsonLog.line(JsonLog.entry(event, java.time.Instant.now()).put("detail", detail));
     try {
-      Files.writeString(dir.resolve("lab.jsonl"), JSON.writeValueAsString(n) + "\n",
+      Files.writeString(dir.resolve("lab.jsonl"), line + "\n",
           java.nio.charset.StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE,
           java.nio.file.StandardOpenOption.APPEND);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + dir.resolve("lab.jsonl") + ": " + e.getMessage(), e);
     }
   }
-
-  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
-      new com.fasterxml.jackson.databind.ObjectMapper();
-  private static final java.time.format.DateTimeFormatter TS = java.time.format.DateTimeFormatter
-      .ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(java.time.ZoneOffset.UTC);
 
   /** A progress note under the scenario's line. */
   public void note(String text) {
@@ -166,12 +153,7 @@ public final class LabContext implements AutoCloseable {
 
   @Override
   public void close() {
-    for (LabProcess p : processes) {
-      if (p.isAlive()) {
-        p.kill9();
-        p.awaitExit(Duration.ofSeconds(10));
-      }
-    }
+    processes.forEach(ChildProcess::close);
     proxies.forEach(FaultProxy::close);
     clusters.forEach(EtcdCluster::close);
   }

@@ -1,8 +1,11 @@
 package dev.muster.testing;
 
 import java.io.File;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -29,6 +32,28 @@ public final class EtcdBinary {
     return findOnPath("etcd").orElseThrow(() -> new EtcdLaunchException(
         "etcd is not installed: run 'apt-get install -y etcd-server etcd-client' (or ./muster, which does it"
             + " as root), or set " + ENV + " to an etcd 3.4 binary"));
+  }
+
+  /**
+   * The version of the binary {@link #locate()} finds, e.g. {@code 3.4.23}, from its {@code --version}; empty when
+   * there is none or it does not say within 10 s. For reports of what figures were measured on.
+   */
+  public static Optional<String> version() {
+    Path bin;
+    try {
+      bin = locate();
+    } catch (EtcdLaunchException e) {
+      return Optional.empty();
+    }
+    try (ChildProcess p = ChildProcess.start("etcd-version", List.of(bin.toString(), "--version"))) {
+      if (!p.awaitExit(Duration.ofSeconds(10))) {
+        return Optional.empty();
+      }
+      return p.stdout().stream().filter(l -> l.startsWith("etcd Version:"))
+          .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst();
+    } catch (UncheckedIOException e) {
+      return Optional.empty();
+    }
   }
 
   static Optional<Path> findOnPath(String name) {

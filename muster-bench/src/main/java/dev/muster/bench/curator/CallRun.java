@@ -1,12 +1,12 @@
 package dev.muster.bench.curator;
 
 import dev.muster.bench.support.CallLoop;
-import dev.muster.bench.support.ChildJvm;
 import dev.muster.bench.support.Metric;
 import dev.muster.bench.support.Plan;
 import dev.muster.bench.support.SideResult;
 import dev.muster.bench.support.Wait;
-import dev.muster.testing.internal.FreePorts;
+import dev.muster.testing.ChildProcess;
+import dev.muster.testing.LoopbackPorts;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,7 +22,7 @@ import org.apache.curator.x.discovery.strategies.RoundRobinStrategy;
 
 /**
  * Failures a caller sees while a provider is killed: {@link Plan#CALL_PROVIDERS} {@link CuratorProvider}s behind
- * the shared {@link CallLoop} making {@link Caller}'s calls through a round-robin {@code ServiceProvider} with
+ * the shared {@link CallLoop} making {@link CuratorHelloCall}'s calls through a round-robin {@code ServiceProvider} with
  * {@code DownInstancePolicy(ejectionTime, 1)}.
  * Each round kills one provider with SIGKILL and counts the calls that started in {@code [kill, kill +
  * callWindow)} and how many of them failed; then a replacement provider registers and the caller's cache must list
@@ -47,7 +47,7 @@ final class CallRun {
   private final Path dir;
   private final SideResult result;
   private final PrintStream progress;
-  private final List<ChildJvm> started = new ArrayList<>();
+  private final List<ChildProcess> started = new ArrayList<>();
 
   CallRun(Plan plan, String connect, Path dir, SideResult result, PrintStream progress) {
     this.plan = plan;
@@ -67,7 +67,7 @@ final class CallRun {
     ServiceProvider<String> provider = null;
     CallLoop caller = null;
     try {
-      List<ChildJvm> live = new ArrayList<>();
+      List<ChildProcess> live = new ArrayList<>();
       for (int i = 0; i < Plan.CALL_PROVIDERS; i++) {
         live.add(launch(service, i));
       }
@@ -83,11 +83,11 @@ final class CallRun {
         sp.start();
         return null;
       });
-      for (ChildJvm jvm : live) {
+      for (ChildProcess jvm : live) {
         CuratorProvider.awaitRegistered(jvm, START_LIMIT, () -> lists(sp, idOf(jvm)));
       }
 
-      caller = new CallLoop(plan.callInterval(), new Caller(sp, plan.attemptTimeout()));
+      caller = new CallLoop(plan.callInterval(), new CuratorHelloCall(sp, plan.attemptTimeout()));
       caller.start();
       CallLoop warming = caller;
       Wait.until(WARM_CALLS + " calls in a row succeeding", WARM_LIMIT,
@@ -96,9 +96,9 @@ final class CallRun {
       int calls = 0;
       int failed = 0;
       for (int round = 1; round <= plan.callRounds(); round++) {
-        ChildJvm victim = live.remove(0);
+        ChildProcess victim = live.remove(0);
         long killedAt = System.nanoTime();
-        victim.kill9();
+        victim.kill();
         long windowEnd = killedAt + plan.callWindow().toNanos();
         // Calls that start just before the window ends must finish before they are counted.
         long settle = windowEnd - System.nanoTime() + plan.attemptTimeout().toNanos() + 200_000_000L;
@@ -111,7 +111,7 @@ final class CallRun {
             CallLoop.failuresByReason(window)));
 
         if (round < plan.callRounds()) {
-          ChildJvm replacement = launch(service, Plan.CALL_PROVIDERS + round - 1);
+          ChildProcess replacement = launch(service, Plan.CALL_PROVIDERS + round - 1);
           live.add(replacement);
           String victimId = idOf(victim);
           CuratorProvider.awaitRegistered(replacement, START_LIMIT,
@@ -128,19 +128,19 @@ final class CallRun {
       Curators.closeQuietly(provider);
       Curators.closeQuietly(discovery);
       Curators.closeQuietly(client);
-      started.forEach(ChildJvm::close);
+      started.forEach(ChildProcess::close);
     }
   }
 
-  private ChildJvm launch(String service, int index) {
-    ChildJvm jvm = CuratorProvider.launch(dir, idFor(service, index), connect, service, idFor(service, index),
-        FreePorts.pick(), plan.ttl());
+  private ChildProcess launch(String service, int index) {
+    ChildProcess jvm = CuratorProvider.launch(dir, idFor(service, index), connect, service, idFor(service, index),
+        LoopbackPorts.pick(), plan.ttl());
     started.add(jvm);
     return jvm;
   }
 
   /** The child's name is its instance id (see {@link #launch}). */
-  private static String idOf(ChildJvm jvm) {
+  private static String idOf(ChildProcess jvm) {
     return jvm.name();
   }
 

@@ -1,9 +1,11 @@
 package dev.muster.bench.curator;
 
 import dev.muster.bench.support.BenchException;
-import dev.muster.bench.support.ChildJvm;
 import dev.muster.bench.support.HelloHttp;
+import dev.muster.bench.support.Jvms;
 import dev.muster.bench.support.Wait;
+import dev.muster.testing.ChildProcess;
+import dev.muster.testing.JsonLog;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -53,16 +55,16 @@ public final class CuratorProvider {
     }
 
     PrintStream out = System.out;
-    out.println("{\"event\":\"registered\",\"ts\":\"" + Instant.now() + "\",\"id\":\"" + id + "\"}");
+    out.println(JsonLog.line(JsonLog.entry("registered", Instant.now()).put("id", id)));
     out.flush();
 
     new CountDownLatch(1).await();
   }
 
   /** Starts a provider JVM; its log files are {@code dir/NAME.out} and {@code dir/NAME.err}. */
-  static ChildJvm launch(Path dir, String name, String connect, String service, String id, int httpPort,
+  static ChildProcess launch(Path dir, String name, String connect, String service, String id, int httpPort,
       Duration sessionTimeout) {
-    return ChildJvm.start(dir, name, CuratorProvider.class.getName(), List.of(connect, service, id,
+    return Jvms.start(dir, name, CuratorProvider.class.getName(), List.of(connect, service, id,
         Integer.toString(httpPort), Long.toString(sessionTimeout.toMillis())));
   }
 
@@ -70,14 +72,14 @@ public final class CuratorProvider {
    * Waits until {@code jvm} has printed its "registered" line and {@code visible} holds (the instance is in the
    * consumer's cache); fails at once, with its stderr, if the provider exits first.
    */
-  static void awaitRegistered(ChildJvm jvm, Duration limit, BooleanSupplier visible) {
+  static void awaitRegistered(ChildProcess jvm, Duration limit, BooleanSupplier visible) {
     Wait.until(jvm + " registered and visible", limit, () -> {
       if (!jvm.isAlive()) {
         throw new BenchException(jvm + " exited (code " + jvm.exitCode().orElse(-1) + ") before registering: "
-            + jvm.errTail());
+            + jvm.stderrTail());
       }
       // The cache first: it is cheap, and the log file is only read once the instance is visible.
-      return visible.getAsBoolean() && jvm.firstEvent("registered").isPresent();
+      return visible.getAsBoolean() && jvm.json().firstEvent("registered").isPresent();
     });
   }
 

@@ -1,11 +1,11 @@
 package dev.muster.bench.curator;
 
-import dev.muster.bench.support.ChildJvm;
 import dev.muster.bench.support.Metric;
 import dev.muster.bench.support.Plan;
 import dev.muster.bench.support.SideResult;
 import dev.muster.bench.support.Wait;
-import dev.muster.testing.internal.FreePorts;
+import dev.muster.testing.ChildProcess;
+import dev.muster.testing.LoopbackPorts;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,7 +45,7 @@ final class KillRun {
         plan.ttl().toMillis());
     String service = CuratorBench.freshService("kill9");
     CacheTracker tracker = new CacheTracker(1);
-    List<ChildJvm> providers = new ArrayList<>();
+    List<ChildProcess> providers = new ArrayList<>();
     List<String> ids = new ArrayList<>();
     try (Consumers consumer = Consumers.open(1, connect, plan.ttl(), service, tracker)) {
       int negotiated = Curators.call("read the session timeout",
@@ -58,7 +58,7 @@ final class KillRun {
         String id = service + "-p" + i;
         tracker.track(id);
         ids.add(id);
-        providers.add(CuratorProvider.launch(dir, "curator-kill9-" + i, connect, service, id, FreePorts.pick(),
+        providers.add(CuratorProvider.launch(dir, "curator-kill9-" + i, connect, service, id, LoopbackPorts.pick(),
             plan.ttl()));
       }
       for (int i = 0; i < providers.size(); i++) {
@@ -73,7 +73,7 @@ final class KillRun {
           Wait.sleep(Duration.ofMillis(random.nextInt(1001)));
         }
         killedAt[i] = System.nanoTime();
-        providers.get(i).kill9();
+        providers.get(i).kill();
       }
 
       Duration limit = plan.ttl().plus(Duration.ofSeconds(15));
@@ -97,7 +97,7 @@ final class KillRun {
     } catch (RuntimeException e) {
       result.failed("kill9→gone", Curators.oneLine(e));
     } finally {
-      providers.forEach(ChildJvm::close);
+      providers.forEach(ChildProcess::close);
     }
   }
 }

@@ -1,10 +1,11 @@
 package dev.muster.bench.curator;
 
 import dev.muster.bench.support.BenchException;
-import dev.muster.bench.support.ChildJvm;
+import dev.muster.bench.support.Jvms;
 import dev.muster.bench.support.Wait;
-import dev.muster.testing.internal.FreePorts;
-import dev.muster.testing.internal.ProcessReaper;
+import dev.muster.testing.ChildProcess;
+import dev.muster.testing.LoopbackPorts;
+import dev.muster.testing.TempDirs;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -48,12 +49,12 @@ public final class ZooKeeperServer implements AutoCloseable {
 
   private static final String VERSION_PREFIX = "Zookeeper version:";
 
-  private final ChildJvm jvm;
+  private final ChildProcess jvm;
   private final Path workDir;
   private final int port;
   private final String version;
 
-  private ZooKeeperServer(ChildJvm jvm, Path workDir, int port, String version) {
+  private ZooKeeperServer(ChildProcess jvm, Path workDir, int port, String version) {
     this.jvm = jvm;
     this.workDir = workDir;
     this.port = port;
@@ -80,7 +81,7 @@ public final class ZooKeeperServer implements AutoCloseable {
 
   /** The server once it serves; empty if its JVM exited first (e.g. the port was taken in the meantime). */
   private static Optional<ZooKeeperServer> startOnce(Path logDir, String name) {
-    int port = FreePorts.pick();
+    int port = LoopbackPorts.pick();
     Path workDir = createWorkDir(logDir);
     Path cfg = workDir.resolve("zoo.cfg");
     write(cfg, String.join("\n",
@@ -94,18 +95,18 @@ public final class ZooKeeperServer implements AutoCloseable {
         "admin.enableServer=false",
         "4lw.commands.whitelist=ruok,srvr",
         ""));
-    ChildJvm jvm = ChildJvm.start(logDir, name, SERVER_JVM_FLAGS, "org.apache.zookeeper.server.ZooKeeperServerMain",
+    ChildProcess jvm = Jvms.start(logDir, name, SERVER_JVM_FLAGS, "org.apache.zookeeper.server.ZooKeeperServerMain",
         List.of(cfg.toString()));
     try {
       Optional<String> version = awaitServing(jvm, port);
       if (version.isEmpty()) {
-        ProcessReaper.deleted(workDir);
+        TempDirs.delete(workDir);
         return Optional.empty();
       }
       return Optional.of(new ZooKeeperServer(jvm, workDir, port, version.get()));
     } catch (RuntimeException e) {
       jvm.close();
-      ProcessReaper.deleted(workDir);
+      TempDirs.delete(workDir);
       throw e;
     }
   }
@@ -116,7 +117,7 @@ public final class ZooKeeperServer implements AutoCloseable {
    * its first snapshot) still says {@code imok} but answers {@code srvr} with "not currently serving requests".
    * Empty if the JVM exits first.
    */
-  private static Optional<String> awaitServing(ChildJvm jvm, int port) {
+  private static Optional<String> awaitServing(ChildProcess jvm, int port) {
     long deadline = System.nanoTime() + START_LIMIT.toNanos();
     String lastAnswer = "no answer";
     while (true) {
@@ -138,7 +139,7 @@ public final class ZooKeeperServer implements AutoCloseable {
       if (System.nanoTime() - deadline > 0) {
         throw new BenchException("ZooKeeper server on port " + port + " not serving after "
             + START_LIMIT.toSeconds() + " s (last answer: " + lastAnswer.lines().findFirst().orElse("")
-            + "): " + jvm.errTail());
+            + "): " + jvm.stderrTail());
       }
       Wait.sleep(Duration.ofMillis(100));
     }
@@ -160,11 +161,8 @@ public final class ZooKeeperServer implements AutoCloseable {
 
   private static Path createWorkDir(Path logDir) {
     try {
-      Files.createDirectories(logDir);
-      Path dir = Files.createTempDirectory(logDir, "zookeeper-data-");
-      ProcessReaper.trackTempDir(dir);
-      return dir;
-    } catch (IOException e) {
+      return TempDirs.create(logDir, "zookeeper-data-");
+    } catch (UncheckedIOException e) {
       throw new BenchException("cannot create a ZooKeeper data directory under " + logDir + ": " + e.getMessage(), e);
     }
   }
@@ -196,7 +194,7 @@ public final class ZooKeeperServer implements AutoCloseable {
   public void close() {
     jvm.close();
     try {
-      ProcessReaper.deleted(workDir);
+      TempDirs.delete(workDir);
     } catch (UncheckedIOException e) {
       // Still tracked by the reaper, which tries again at JVM exit; not worth failing a finished run for.
     }

@@ -2,7 +2,7 @@ package dev.muster.bench.etcd;
 
 import dev.muster.balance.BalancerConfig;
 import dev.muster.bench.support.CallLoop;
-import dev.muster.bench.support.ChildJvm;
+import dev.muster.bench.support.Jvms;
 import dev.muster.bench.support.Metric;
 import dev.muster.bench.support.Plan;
 import dev.muster.bench.support.SideResult;
@@ -18,7 +18,8 @@ import dev.muster.http.MusterHttp;
 import dev.muster.outlier.OutlierConfig;
 import dev.muster.registry.InstanceKey;
 import dev.muster.retry.RetryConfig;
-import dev.muster.testing.internal.FreePorts;
+import dev.muster.testing.ChildProcess;
+import dev.muster.testing.LoopbackPorts;
 import java.io.PrintStream;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -60,7 +61,7 @@ final class CallerBench {
     RetryConfig retry = RetryConfig.defaults().toBuilder().maxRetries(1).attemptTimeout(plan.attemptTimeout()).build();
     BalancerConfig balancer = BalancerConfig.defaults().toBuilder().policy(BalancerConfig.Policy.ROUND_ROBIN).build();
     HttpCallConfig config = HttpCallConfig.defaults().withOutlier(outlier).withRetry(retry).withBalancer(balancer);
-    List<ChildJvm> providers = new ArrayList<>();
+    List<ChildProcess> providers = new ArrayList<>();
     try (EtcdRegistry registry = EtcdRegistry.connect(EtcdConfig.of(endpoints))) {
       EndpointCache cache = registry.watch(CacheConfig.builder(service).build());
       MusterHttp http = new MusterHttp(s -> cache, config);
@@ -87,9 +88,9 @@ final class CallerBench {
         long total = 0;
         long failed = 0;
         for (int round = 0; round < plan.callRounds(); round++) {
-          ChildJvm victim = providers.get(round % Plan.CALL_PROVIDERS);
+          ChildProcess victim = providers.get(round % Plan.CALL_PROVIDERS);
           long kill = System.nanoTime();
-          victim.kill9();
+          victim.kill();
           Wait.sleep(plan.callWindow().plusMillis(500)); // the window, plus time for its last calls to end
           List<CallLoop.Call> window = calls.calls(kill, kill + plan.callWindow().toNanos());
           total += window.size();
@@ -97,7 +98,7 @@ final class CallerBench {
           muster.note("calls round " + (round + 1) + ": " + window.size() + " calls, " + CallLoop.failed(window)
               + " failed " + CallLoop.failuresByReason(window));
           int next = Plan.CALL_PROVIDERS + round;
-          ChildJvm replacement = start(service, next);
+          ChildProcess replacement = start(service, next);
           providers.set(round % Plan.CALL_PROVIDERS, replacement);
           InstanceKey key = new InstanceKey("default", service, "v1", "c" + next);
           Wait.until("replacement provider c" + next + " in the cache", LIMIT, () -> cache.current().contains(key));
@@ -111,13 +112,13 @@ final class CallerBench {
         cache.close();
       }
     } finally {
-      providers.forEach(ChildJvm::close);
+      providers.forEach(ChildProcess::close);
     }
   }
 
-  private ChildJvm start(String service, int i) {
-    return ChildJvm.start(dir, "muster-provider-calls-" + i, MusterProvider.class.getName(),
-        List.of(endpoints, service, "c" + i, Integer.toString(FreePorts.pick()),
+  private ChildProcess start(String service, int i) {
+    return Jvms.start(dir, "muster-provider-calls-" + i, MusterProvider.class.getName(),
+        List.of(endpoints, service, "c" + i, Integer.toString(LoopbackPorts.pick()),
             Long.toString(plan.ttl().toSeconds()), Long.toString(plan.keepalive().toMillis())));
   }
 }

@@ -1,8 +1,7 @@
 package dev.muster.bench.etcd;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.muster.bench.support.BenchException;
-import dev.muster.bench.support.ChildJvm;
+import dev.muster.bench.support.Jvms;
 import dev.muster.bench.support.Metric;
 import dev.muster.bench.support.Plan;
 import dev.muster.bench.support.SideResult;
@@ -14,7 +13,9 @@ import dev.muster.cache.EndpointSet;
 import dev.muster.etcd.EtcdConfig;
 import dev.muster.etcd.EtcdRegistry;
 import dev.muster.registry.RegistryLayout;
-import dev.muster.testing.internal.FreePorts;
+import dev.muster.testing.ChildProcess;
+import dev.muster.testing.LeaseRemainder;
+import dev.muster.testing.LoopbackPorts;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.Watch;
 import java.io.PrintStream;
@@ -30,8 +31,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * kill -9 of a provider process → its instance gone from a consumer cache. Provider processes
- * ({@link MusterProvider}) log every renewal, so each sample splits into the <b>lease remainder</b> (last renewal
- * + TTL − kill: time etcd must wait by contract) and <b>expiry detection + delivery</b> (the rest: etcd's lessor
+ * ({@link MusterProvider}) log every renewal, so each sample splits by muster-testing's {@link LeaseRemainder} rule
+ * into the <b>lease remainder</b> (last renewal + TTL granted − kill: time etcd must wait by contract) and
+ * <b>expiry detection + delivery</b> (the rest: etcd's lessor
  * noticing the expired lease, the delete event, the cache applying and publishing it). The floor is a raw
  * jetcd watcher on the same prefix in the same run: when it saw the delete.
  *
@@ -60,7 +62,7 @@ final class KillBench {
     RegistryLayout layout = RegistryLayout.defaults();
     Map<String, Long> removedAt = new ConcurrentHashMap<>();
     Map<String, Long> rawDeletedAt = new ConcurrentHashMap<>();
-    List<ChildJvm> providers = new ArrayList<>();
+    List<ChildProcess> providers = new ArrayList<>();
     try (EtcdRegistry consumer = EtcdRegistry.connect(EtcdConfig.of(endpoints));
          Client raw = RawEtcd.client(endpoints)) {
       EndpointCache cache = consumer.watch(CacheConfig.builder(service).build(), (EndpointSet set, EndpointDelta d) ->
@@ -72,15 +74,15 @@ final class KillBench {
       });
       try {
         for (int i = 0; i < plan.killSamples(); i++) {
-          providers.add(ChildJvm.start(dir, "muster-provider-kill-" + i, MusterProvider.class.getName(),
-              List.of(endpoints, service, "p" + i, Integer.toString(FreePorts.pick()),
+          providers.add(Jvms.start(dir, "muster-provider-kill-" + i, MusterProvider.class.getName(),
+              List.of(endpoints, service, "p" + i, Integer.toString(LoopbackPorts.pick()),
                   Long.toString(plan.ttl().toSeconds()), Long.toString(plan.keepalive().toMillis()))));
         }
         // 20 JVMs starting at once on 2 cores take a while: allow 3 s each beyond the usual limit.
         Wait.until(plan.killSamples() + " providers in the cache", LIMIT.plusSeconds(3L * plan.killSamples()), () -> {
-          for (ChildJvm p : providers) {
+          for (ChildProcess p : providers) {
             if (!p.isAlive()) {
-              throw new BenchException(p + " exited before registering: " + p.errTail());
+              throw new BenchException(p + " exited before registering: " + p.stderrTail());
             }
           }
           return cache.current().size() == plan.killSamples();
@@ -89,11 +91,11 @@ final class KillBench {
         Random random = new Random(plan.seed());
         List<Instant> killedAt = new ArrayList<>();
         List<Long> killedNanos = new ArrayList<>();
-        for (ChildJvm p : providers) {
+        for (ChildProcess p : providers) {
           Wait.sleep(Duration.ofMillis(random.nextInt(1000)));
           killedAt.add(Instant.now());
           killedNanos.add(System.nanoTime());
-          p.kill9();
+          p.kill();
         }
         Wait.until("every killed provider gone from the cache", LIMIT.plus(plan.ttl()),
             () -> removedAt.size() == providers.size() && rawDeletedAt.size() == providers.size());
@@ -102,9 +104,9 @@ final class KillBench {
           long gone = removedAt.get(id) - killedNanos.get(i);
           muster.latency(Metric.KILL9_GONE).addNanos(gone);
           floor.latency(Metric.KILL9_GONE).addNanos(rawDeletedAt.get(id) - killedNanos.get(i));
-          Optional<Instant> renewed = lastRenewal(providers.get(i), killedAt.get(i));
-          if (renewed.isPresent()) {
-            long remainder = Duration.between(killedAt.get(i), renewed.get().plus(plan.ttl())).toNanos();
+          Optional<Duration> leaseRemainder = LeaseRemainder.at(providers.get(i).json(), killedAt.get(i), plan.ttl());
+          if (leaseRemainder.isPresent()) {
+            long remainder = leaseRemainder.get().toNanos();
             muster.latency(Metric.KILL9_REMAINDER).addNanos(remainder);
             muster.latency(Metric.KILL9_DETECTION).addNanos(gone - remainder);
           } else {
@@ -116,22 +118,7 @@ final class KillBench {
         cache.close();
       }
     } finally {
-      providers.forEach(ChildJvm::close);
+      providers.forEach(ChildProcess::close);
     }
-  }
-
-  /** The provider's last successful registration or keepalive before {@code kill}, from its own log. */
-  private static Optional<Instant> lastRenewal(ChildJvm provider, Instant kill) {
-    Instant last = null;
-    for (JsonNode line : provider.jsonLines()) {
-      String event = line.path("event").asText();
-      if (event.equals("registered") || event.equals("keepalive") || event.equals("reregistered")) {
-        Instant ts = Instant.parse(line.path("ts").asText());
-        if (!ts.isAfter(kill) && (last == null || ts.isAfter(last))) {
-          last = ts;
-        }
-      }
-    }
-    return Optional.ofNullable(last);
   }
 }

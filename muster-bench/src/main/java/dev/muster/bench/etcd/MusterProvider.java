@@ -7,15 +7,16 @@ import dev.muster.etcd.internal.NegativeControls;
 import dev.muster.registry.Instance;
 import dev.muster.registry.RegistrarConfig;
 import dev.muster.registry.internal.RegistrarControls;
+import dev.muster.testing.JsonLog;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 
 /**
  * A provider process for the kill -9 measurements: serves {@code GET /hello}, registers with Muster's registrar
- * and prints one JSON line per registration event, keepalives included (the bench reads the last renewal
- * before a kill to split the stale window into lease remainder and expiry detection + delivery).
+ * and prints one JSON line per registration event, keepalives included, with the registrar's detail (the TTL
+ * granted) and muster-testing's microsecond timestamps: the bench reads the last renewal before a kill to split the
+ * stale window into lease remainder and expiry detection + delivery ({@link dev.muster.testing.LeaseRemainder}).
  *
  * <p>Usage: {@code MusterProvider ENDPOINTS SERVICE ID HTTP_PORT TTL_SECONDS KEEPALIVE_MILLIS}. It runs until it
  * is killed. Lines go through one synchronized stream on the registration's thread.
@@ -41,16 +42,15 @@ public final class MusterProvider {
     try {
       NegativeControls.register(registry, Instance.of(args[1], "127.0.0.1", port).id(id), config,
           RegistrarControls.PRODUCTION.withReportKeepalives(true), event -> {
-        out.println("{\"event\":\"" + event.type().wireName() + "\",\"ts\":\""
-            + event.ts().truncatedTo(ChronoUnit.MICROS) + "\",\"id\":\"" + id + "\",\"lease\":" + event.lease()
-            + "}");
+        out.println(JsonLog.line(JsonLog.entry(event.type().wireName(), event.ts()).put("id", id)
+            .put("lease", event.lease()).put("detail", event.detail())));
         out.flush();
       });
     } catch (RuntimeException e) { // say it in one line and exit, rather than idle unregistered until killed
       System.err.println("MusterProvider " + id + ": " + e.getMessage());
       System.exit(4);
     }
-    out.println("{\"event\":\"started\",\"ts\":\"" + Instant.now() + "\",\"id\":\"" + id + "\"}");
+    out.println(JsonLog.line(JsonLog.entry("started", Instant.now()).put("id", id)));
     out.flush();
     Thread.currentThread().join(); // until SIGKILL
   }

@@ -1,9 +1,9 @@
 package dev.muster.bench.report;
 
+import dev.muster.testing.EtcdBinary;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 
 /** The machine line printed above every table and into the CSV: CPU, cores, memory, OS, Java, etcd. */
 public final class Machine {
@@ -37,17 +37,6 @@ public final class Machine {
   }
 
   private static String etcd() {
-    try {
-      Process p = new ProcessBuilder("etcd", "--version").redirectErrorStream(true).start();
-      String out = new String(p.getInputStream().readAllBytes());
-      p.waitFor(10, TimeUnit.SECONDS);
-      return out.lines().filter(l -> l.startsWith("etcd Version")).findFirst()
-          .map(l -> "etcd " + l.substring(l.indexOf(':') + 1).trim()).orElse("etcd unknown");
-    } catch (IOException e) {
-      return "etcd not found";
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return "etcd unknown";
-    }
+    return EtcdBinary.version().map(v -> "etcd " + v).orElse("etcd unknown");
   }
 }

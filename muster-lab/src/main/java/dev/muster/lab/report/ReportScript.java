@@ -18,7 +18,7 @@ final class ReportScript {
           'lease_lost': '#f57c00', 'reregistered': '#7b1fa2', 'revoked': '#c2185b', 'draining': '#f06292',
           'stale': '#fbc02d', 'recovered': '#0288d1', 'resync': '#5d4037', 'unreachable': '#ff7043',
           'reconnected': '#00897b', 'registered': '#9e9e9e', 'snapshot': '#607d8b', 'update': '#90a4ae',
-          'call failed': '#e53935', 'warm (20 ok in a row)': '#757575'
+          'call failed': '#e53935', '@WARM@': '#757575'
         };
         const PALETTE = ['#3949ab', '#00acc1', '#7cb342', '#8e24aa', '#6d4c41', '#f4511e'];
         let spare = 0;
@@ -117,5 +117,5 @@ final class ReportScript {
           draw('timeline', timelineChart);
         }
       })();
-      """;
+      """.replace("@WARM@", ScenarioCharts.WARM);
 }

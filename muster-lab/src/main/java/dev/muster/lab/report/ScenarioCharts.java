@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.muster.lab.JsonLog;
+import dev.muster.lab.Fleet;
+import dev.muster.lab.StaleWindow;
+import dev.muster.testing.JsonLog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -17,25 +19,21 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * The chart data of one scenario, as JSON for the page's script, computed only from the scenario's
- * {@code *.jsonl} logs and its figures in {@code output.txt}.
+ * The chart data of one scenario, as JSON for the page's script, computed from the scenario's {@code *.jsonl} logs
+ * and the stale windows it measured ({@link dev.muster.lab.Figures#staleWindows()}).
  *
  * <p>Time is seconds since the scenario's first call (or its first logged event when no process made calls). The
- * lab logs its own faults in {@code lab.jsonl}, drawn like any process's events. In addition, when the figures
- * hold stale windows ({@code window [a, b] ms}) and the watcher removed exactly that many providers, each fault is
+ * lab logs its own faults in {@code lab.jsonl}, drawn like any process's events. In addition, when the scenario
+ * measured stale windows and the watcher removed exactly that many providers, each fault is
  * placed at the removal minus its window and marked as derived (this also serves runs without {@code lab.jsonl}).
  */
 final class ScenarioCharts {
-  private static final Pattern WINDOWS = Pattern.compile("window \\[?([0-9][0-9, ]*)]? ms");
   static final String DERIVED_FAULT = "fault (removal − window)";
-  /** The lab's warm-up rule ({@code Fleet.consumers}): a consumer is warm after 20 calls in a row were ok. */
-  static final String WARM = "warm (20 ok in a row)";
-  private static final int WARM_CALLS = 20;
+  /** The lab's warm-up rule ({@link Fleet#WARM_CALLS}), as far as the chart can tell: that many ok in a row. */
+  static final String WARM = "warm (" + Fleet.WARM_CALLS + " ok in a row)";
 
   private ScenarioCharts() {}
 
@@ -43,7 +41,7 @@ final class ScenarioCharts {
   private record Event(String process, String kind, Instant at, String label) {}
 
   /** The data for {@code dir}, or empty when it holds no event. */
-  static Optional<ObjectNode> build(ObjectMapper json, String scenario, Path dir, String figures) {
+  static Optional<ObjectNode> build(ObjectMapper json, String scenario, Path dir, List<StaleWindow> windows) {
     List<String> processes = new ArrayList<>();
     List<Event> events = new ArrayList<>();
     List<Event> calls = new ArrayList<>();
@@ -60,7 +58,6 @@ final class ScenarioCharts {
 
     ObjectNode out = json.createObjectNode().put("name", scenario).put("origin", origin.toString())
         .put("originIsFirstCall", !calls.isEmpty());
-    List<Long> windows = windows(figures);
     List<Event> removals = events.stream().filter(e -> e.process().equals("watcher") && e.kind().equals("removed"))
         .toList();
     boolean placed = !windows.isEmpty() && windows.size() == removals.size();
@@ -70,14 +67,14 @@ final class ScenarioCharts {
         String who = placed ? removals.get(i).label().replaceFirst("^.*removed ", "") : "";
         ObjectNode row = w.addObject()
             .put("label", ((windows.size() > 1 ? "round " + (i + 1) + " " : "") + who).trim())
-            .put("ms", windows.get(i));
-        List<long[]> splits = splits(figures);
-        if (splits.size() == windows.size()) {
-          row.put("remainder", splits.get(i)[1]).put("detection", splits.get(i)[2]);
+            .put("ms", windows.get(i).windowMs());
+        if (windows.stream().allMatch(StaleWindow::isSplit)) {
+          row.put("remainder", windows.get(i).leaseRemainderMs()).put("detection", windows.get(i).detectionMs());
         }
         if (placed) {
-          events.add(new Event("lab (derived)", DERIVED_FAULT, removals.get(i).at().minusMillis(windows.get(i)),
-              "fault ≈ watcher removed " + who + " at " + removals.get(i).at() + " − window " + windows.get(i)
+          long ms = windows.get(i).windowMs();
+          events.add(new Event("lab (derived)", DERIVED_FAULT, removals.get(i).at().minusMillis(ms),
+              "fault ≈ watcher removed " + who + " at " + removals.get(i).at() + " − window " + ms
                   + " ms (output.txt)"));
         }
       }
@@ -133,9 +130,9 @@ final class ScenarioCharts {
         boolean ok = line.path("ok").asBoolean();
         calls.add(new Event(process, ok ? "ok" : "failed", at.get(), ""));
         okInARow = ok ? okInARow + 1 : 0;
-        if (!warm && okInARow == WARM_CALLS) {
+        if (!warm && okInARow == Fleet.WARM_CALLS) {
           warm = true;
-          events.add(new Event(process, WARM, at.get(), "the 20th ok call in a row (in log order) started"));
+          events.add(new Event(process, WARM, at.get(), "the " + Fleet.WARM_CALLS + "th ok call in a row (in log order) started"));
         }
         if (!ok) {
           events.add(new Event(process, "call failed", at.get(), "call failed, attempts " + line.path("attempts")
@@ -183,35 +180,6 @@ final class ScenarioCharts {
       consumer.set("failed", json.valueToTree(failed));
     }
     return out;
-  }
-
-  private static final Pattern SPLIT = Pattern.compile("(-?\\d+) = (-?\\d+) \\+ (-?\\d+)");
-
-  /**
-   * The windows' split as the lab reports it from the providers' keepalive logs:
-   * {@code window = lease remainder + detection/delivery: [2677 = 2122 + 554, ...]}; each {@code {W, L, D}}.
-   */
-  static List<long[]> splits(String figures) {
-    int at = figures.indexOf("lease remainder + detection/delivery:");
-    List<long[]> out = new java.util.ArrayList<>();
-    if (at < 0) {
-      return out;
-    }
-    Matcher m = SPLIT.matcher(figures.substring(at));
-    while (m.find()) {
-      out.add(new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Long.parseLong(m.group(3))});
-    }
-    return out;
-  }
-
-  /** The stale windows in a scenario's figures, e.g. {@code window [2561, 2328] ms} or {@code window 3106 ms}. */
-  static List<Long> windows(String figures) {
-    Matcher m = WINDOWS.matcher(figures);
-    if (!m.find()) {
-      return List.of();
-    }
-    return Stream.of(m.group(1).split(",")).map(String::trim).filter(s -> !s.isEmpty()).map(Long::parseLong)
-        .toList();
   }
 
   private static Optional<Instant> ts(JsonNode line) {

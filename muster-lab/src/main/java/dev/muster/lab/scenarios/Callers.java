@@ -1,9 +1,9 @@
 package dev.muster.lab.scenarios;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.muster.lab.JsonLog;
 import dev.muster.lab.LabContext;
-import dev.muster.lab.LabProcess;
+import dev.muster.testing.ChildProcess;
+import dev.muster.testing.JsonLog;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -20,7 +20,7 @@ final class Callers {
   private Callers() {}
 
   /** {@code muster call SERVICE /hello --json} every {@code interval}, each attempt within {@code attemptTimeout}. */
-  static LabProcess start(LabContext ctx, String name, String service, String endpoints, boolean ejectAndRetry,
+  static ChildProcess start(LabContext ctx, String name, String service, String endpoints, boolean ejectAndRetry,
       Duration interval, Duration attemptTimeout, String... extra) {
     List<String> args = new ArrayList<>(List.of("call", service, "/hello", "--count", "0", "--interval",
         millis(interval), "--attempt-timeout", millis(attemptTimeout), "--policy", "ROUND_ROBIN", "--json",
@@ -35,14 +35,14 @@ final class Callers {
     return ctx.start(name, args.toArray(String[]::new));
   }
 
-  static boolean lastOk(LabProcess caller, int n) {
+  static boolean lastOk(ChildProcess caller, int n) {
     List<JsonNode> calls = caller.json().events("call");
     return calls.size() >= n && calls.subList(calls.size() - n, calls.size()).stream()
         .allMatch(c -> c.path("ok").asBoolean());
   }
 
   /** The first line of {@code event} at or after {@code after}. */
-  static Optional<Instant> firstAt(LabProcess p, String event, Instant after) {
+  static Optional<Instant> firstAt(ChildProcess p, String event, Instant after) {
     return p.json().events(event).stream().map(JsonLog::ts).filter(t -> !t.isBefore(after)).findFirst();
   }
 

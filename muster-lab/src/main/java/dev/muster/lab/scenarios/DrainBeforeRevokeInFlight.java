@@ -2,12 +2,12 @@ package dev.muster.lab.scenarios;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.muster.lab.Fleet;
-import dev.muster.lab.JsonLog;
 import dev.muster.lab.LabContext;
-import dev.muster.lab.LabProcess;
 import dev.muster.lab.Scenario;
 import dev.muster.lab.ScenarioResult;
+import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
+import dev.muster.testing.JsonLog;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -50,9 +50,9 @@ public final class DrainBeforeRevokeInFlight implements Scenario {
     String endpoints = etcd.endpointsString();
     Fleet f = Fleet.providers(ctx, "hello", endpoints, 3, "--hello-delay", HELLO_DELAY.toMillis() + "ms",
         "--drain", DRAIN.toSeconds() + "s");
-    LabProcess a = Callers.start(ctx, "consumer-a", f.service, endpoints, true, ctx.params().callInterval(),
+    ChildProcess a = Callers.start(ctx, "consumer-a", f.service, endpoints, true, ctx.params().callInterval(),
         ATTEMPT_TIMEOUT);
-    LabProcess watcher = ctx.watcher("watcher", f.service, endpoints);
+    ChildProcess watcher = ctx.watcher("watcher", f.service, endpoints);
     ctx.await("the watcher's snapshot", Duration.ofSeconds(30), () -> watcher.json().has("snapshot"));
     f.awaitWarm(ctx, a);
     // Warm is not enough here: a cold consumer on a loaded machine times out on its first attempts and ejects p1
@@ -60,9 +60,9 @@ public final class DrainBeforeRevokeInFlight implements Scenario {
     ctx.await("A steady (no old call pending; last 40 ok at the first attempt in < 600 ms, p1 among them)",
         Duration.ofSeconds(90), () -> steady(a, 40));
 
-    LabProcess p1 = f.provider(1);
+    ChildProcess p1 = f.provider(1);
     Instant term = Instant.now();
-    p1.term();
+    p1.terminate();
     ctx.await("p1 revoked", Duration.ofSeconds(20), () -> p1.json().has("revoked"));
     ctx.await("the watcher drops p1", Duration.ofSeconds(20), () -> Fleet.removedAt(watcher, "p1", term).isPresent());
     ctx.await("p1 exits", Duration.ofSeconds(20), () -> !p1.isAlive());
@@ -101,7 +101,7 @@ public final class DrainBeforeRevokeInFlight implements Scenario {
   }
 
   /** When {@code p} (a watcher, or a caller printing its cache's sets) first listed p1 as DRAINING. */
-  private static Optional<Instant> drainingSeen(LabProcess p, Instant after) {
+  private static Optional<Instant> drainingSeen(ChildProcess p, Instant after) {
     return p.json().lines().stream().filter(n -> n.has("instances") && !JsonLog.ts(n).isBefore(after))
         .filter(n -> {
           for (JsonNode i : n.path("instances")) {
@@ -119,7 +119,7 @@ public final class DrainBeforeRevokeInFlight implements Scenario {
    * first attempt within 3 x the hello delay, p1 among them (so p1 is not ejected and no old attempt can still
    * time out and eject it).
    */
-  private static boolean steady(LabProcess caller, int n) {
+  private static boolean steady(ChildProcess caller, int n) {
     TreeMap<Long, JsonNode> bySeq = new TreeMap<>();
     caller.json().events("call").forEach(c -> bySeq.put(c.path("seq").asLong(), c));
     if (bySeq.size() < n + 10) {

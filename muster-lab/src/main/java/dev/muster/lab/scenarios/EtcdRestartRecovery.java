@@ -2,11 +2,11 @@ package dev.muster.lab.scenarios;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.muster.lab.Fleet;
-import dev.muster.lab.JsonLog;
 import dev.muster.lab.LabContext;
 import dev.muster.lab.Scenario;
 import dev.muster.lab.ScenarioResult;
 import dev.muster.testing.EtcdCluster;
+import dev.muster.testing.JsonLog;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -2,12 +2,12 @@ package dev.muster.lab.scenarios;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.muster.lab.Fleet;
-import dev.muster.lab.JsonLog;
 import dev.muster.lab.LabContext;
-import dev.muster.lab.LabProcess;
 import dev.muster.lab.Scenario;
 import dev.muster.lab.ScenarioResult;
+import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
+import dev.muster.testing.JsonLog;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -33,9 +33,9 @@ public final class GracefulStopRevokesLease implements Scenario {
     EtcdCluster etcd = ctx.etcd(1);
     Fleet f = Fleet.providers(ctx, "hello", etcd.endpointsString(), 3, "--drain", "0s")
         .consumers(ctx, etcd.endpointsString(), true, false, true);
-    LabProcess p1 = f.provider(1);
+    ChildProcess p1 = f.provider(1);
     Instant term = Instant.now();
-    p1.term();
+    p1.terminate();
     ctx.mark("sigterm", "p1");
     ctx.await("p1 revoked", Duration.ofSeconds(15), () -> p1.json().has("revoked"));
     JsonNode revoked = p1.json().events("revoked").get(0);

@@ -3,14 +3,14 @@ package dev.muster.lab.scenarios;
 import dev.muster.etcd.EtcdConfig;
 import dev.muster.etcd.EtcdRegistry;
 import dev.muster.lab.Fleet;
-import dev.muster.lab.JsonLog;
 import dev.muster.lab.LabContext;
-import dev.muster.lab.LabProcess;
 import dev.muster.lab.Scenario;
 import dev.muster.lab.ScenarioResult;
 import dev.muster.registry.Instance;
+import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
 import dev.muster.testing.FaultProxy;
+import dev.muster.testing.JsonLog;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -48,7 +48,7 @@ public final class HalfOpenWatch implements Scenario {
     String direct = etcd.endpointsString();
     FaultProxy proxy = ctx.proxy(etcd.member(0).clientUrl());
     Fleet f = Fleet.providers(ctx, "hello", direct, 3, "--drain", "0s");
-    LabProcess w = ctx.watcher("watcher", "hello", proxy.uri().toString(), "--progress-interval", "1s",
+    ChildProcess w = ctx.watcher("watcher", "hello", proxy.uri().toString(), "--progress-interval", "1s",
         "--progress-timeout", "1s");
     ctx.await("the watcher's snapshot with 3", Duration.ofSeconds(30), () -> Fleet.lastSet(w).size() == 3);
     // A quiet, healthy connection: progress requests are answered, so no stale line may appear.
@@ -60,9 +60,9 @@ public final class HalfOpenWatch implements Scenario {
     ctx.await("the watcher reports stale", Duration.ofSeconds(30), () -> first(w, "stale", hole).isPresent());
     long detectionMs = Fleet.millis(hole, first(w, "stale", hole).orElseThrow());
 
-    f.provider(1).term();
+    f.provider(1).terminate();
     ctx.await("p1 revoked", Duration.ofSeconds(20), () -> f.provider(1).json().has("revoked"));
-    LabProcess p4 = ctx.provider("p4", "hello", direct, "--drain", "0s");
+    ChildProcess p4 = ctx.provider("p4", "hello", direct, "--drain", "0s");
     ctx.await("p4 registered", Duration.ofSeconds(30), () -> p4.json().has("registered"));
     ctx.sleep(Duration.ofSeconds(1));
     List<String> duringHole = sorted(Fleet.lastSet(w));
@@ -88,7 +88,7 @@ public final class HalfOpenWatch implements Scenario {
         + " while black-holed; equal to etcd after");
   }
 
-  private static Optional<Instant> first(LabProcess p, String event, Instant after) {
+  private static Optional<Instant> first(ChildProcess p, String event, Instant after) {
     return p.json().events(event).stream().map(JsonLog::ts).filter(t -> !t.isBefore(after)).findFirst();
   }
 

@@ -1,11 +1,13 @@
 package dev.muster.lab.scenarios;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.muster.lab.Figures;
 import dev.muster.lab.Fleet;
 import dev.muster.lab.LabContext;
-import dev.muster.lab.LabProcess;
 import dev.muster.lab.Scenario;
 import dev.muster.lab.ScenarioResult;
+import dev.muster.lab.StaleWindow;
+import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,9 +35,9 @@ public final class Kill9StaleWindow implements Scenario {
     EtcdCluster etcd = ctx.etcd(1);
     Fleet f = Fleet.providers(ctx, "hello", etcd.endpointsString(), 3).consumers(ctx, etcd.endpointsString(),
         true, true, true);
-    LabProcess p = f.provider(2);
+    ChildProcess p = f.provider(2);
     Instant kill = Instant.now();
-    p.kill9();
+    p.kill();
     ctx.mark("sigkill", p.name());
     ctx.await("the watcher drops p2", Duration.ofSeconds(20), () -> Fleet.removedAt(f.watcher, "p2", kill).isPresent());
     Instant removed = Fleet.removedAt(f.watcher, "p2", kill).orElseThrow();
@@ -45,9 +47,10 @@ public final class Kill9StaleWindow implements Scenario {
     long aFailed = Fleet.failed(a);
     long bFailed = Fleet.failed(b);
     boolean pass = aFailed == 0 && bFailed > 0;
-    return ScenarioResult.of(this, pass, String.format("window %d ms; B %d failures of %d calls, A %d of %d (A sent"
-            + " %d attempts to the dead address); window = lease remainder + detection/delivery: %s ms",
-        Fleet.millis(kill, removed), bFailed, b.size(), aFailed, a.size(), Fleet.attemptsTo(a, "p2"),
-        Fleet.split(p, kill, removed, ctx.params().ttl())), "A failures = 0; B fails in the window (the negative control)");
+    StaleWindow window = Fleet.window(p, kill, removed, ctx.params().ttl());
+    return ScenarioResult.of(this, pass, Figures.withWindows(String.format("window %d ms; B %d failures of %d calls,"
+            + " A %d of %d (A sent %d attempts to the dead address); window = lease remainder + detection/delivery:"
+            + " %s ms", window.windowMs(), bFailed, b.size(), aFailed, a.size(), Fleet.attemptsTo(a, "p2"), window),
+        List.of(window)), "A failures = 0; B fails in the window (the negative control)");
   }
 }

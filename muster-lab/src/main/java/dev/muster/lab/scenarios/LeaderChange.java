@@ -4,14 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.muster.etcd.EtcdConfig;
 import dev.muster.etcd.EtcdRegistry;
 import dev.muster.lab.Fleet;
-import dev.muster.lab.JsonLog;
 import dev.muster.lab.LabContext;
-import dev.muster.lab.LabProcess;
 import dev.muster.lab.Scenario;
 import dev.muster.lab.ScenarioResult;
 import dev.muster.registry.Instance;
+import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
 import dev.muster.testing.EtcdMember;
+import dev.muster.testing.JsonLog;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -47,7 +47,7 @@ public final class LeaderChange implements Scenario {
     EtcdCluster etcd = ctx.etcd(3);
     String all = etcd.endpointsString();
     Fleet f = Fleet.providers(ctx, "hello", all, 3).consumers(ctx, all, true, false, true);
-    LabProcess w = f.watcher;
+    ChildProcess w = f.watcher;
     ctx.sleep(Duration.ofSeconds(1));
 
     EtcdMember old = etcd.killLeader();
@@ -102,7 +102,7 @@ public final class LeaderChange implements Scenario {
             + " leader change");
   }
 
-  private static long events(LabProcess p, String event, Instant after) {
+  private static long events(ChildProcess p, String event, Instant after) {
     return p.json().events(event).stream().filter(n -> !JsonLog.ts(n).isBefore(after)).count();
   }
 

@@ -2,14 +2,14 @@ package dev.muster.lab.scenarios;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.muster.lab.Fleet;
-import dev.muster.lab.JsonLog;
 import dev.muster.lab.LabContext;
-import dev.muster.lab.LabProcess;
 import dev.muster.lab.Scenario;
 import dev.muster.lab.ScenarioResult;
 import dev.muster.registry.RegistryLayout;
+import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
 import dev.muster.testing.EtcdMember;
+import dev.muster.testing.JsonLog;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
@@ -91,7 +91,7 @@ public final class MinorityPartition implements Scenario {
       String leaderBefore = etcd.leader().map(EtcdMember::name).orElse("none");
       Instant partitioned = Instant.now();
       Map<String, Long> registered = new TreeMap<>();
-      for (LabProcess p : f.providers) {
+      for (ChildProcess p : f.providers) {
         registered.put(p.name(), leaseAt(p, partitioned));
       }
       long lostBefore = f.providers.stream().filter(p -> !p.json().events("lease_lost").isEmpty()).count();
@@ -169,7 +169,7 @@ public final class MinorityPartition implements Scenario {
   }
 
   /** The lease the provider held at {@code t}: that of its last registered or reregistered line before t. */
-  private static long leaseAt(LabProcess p, Instant t) {
+  private static long leaseAt(ChildProcess p, Instant t) {
     long lease = 0;
     for (JsonNode n : p.json().lines()) {
       String event = n.path("event").asText();
@@ -180,7 +180,7 @@ public final class MinorityPartition implements Scenario {
     return lease;
   }
 
-  private static Instant since(LabProcess p, String event, Instant after) {
+  private static Instant since(ChildProcess p, String event, Instant after) {
     return p.json().events(event).stream().map(JsonLog::ts).filter(t -> !t.isBefore(after)).findFirst()
         .orElse(null);
   }

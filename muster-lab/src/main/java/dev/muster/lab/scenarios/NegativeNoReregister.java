@@ -2,9 +2,9 @@ package dev.muster.lab.scenarios;
 
 import dev.muster.lab.Fleet;
 import dev.muster.lab.LabContext;
-import dev.muster.lab.LabProcess;
 import dev.muster.lab.Scenario;
 import dev.muster.lab.ScenarioResult;
+import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -12,6 +12,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * Negative control: a provider that does not re-register after losing its lease (it keeps renewing the dead lease
@@ -38,12 +39,12 @@ public final class NegativeNoReregister implements Scenario {
     EtcdCluster etcd = ctx.etcd(1);
     Fleet f = Fleet.providers(ctx, "hello", etcd.endpointsString(), 1, "--no-reregister");
     f.consumers(ctx, etcd.endpointsString(), false, false, true);
-    LabProcess p = f.provider(1);
+    ChildProcess p = f.provider(1);
     Instant stop = Instant.now();
-    p.stop();
+    p.pause();
     ctx.mark("sigstop", p.name());
     ctx.await("the watcher drops p1", Duration.ofSeconds(20), () -> Fleet.removedAt(f.watcher, "p1", stop).isPresent());
-    p.cont();
+    p.resume();
     ctx.mark("sigcont", p.name());
     ctx.await("p1 reports the lost lease", Duration.ofSeconds(20), () -> p.json().has("lease_lost"));
     ctx.sleep(Duration.ofSeconds(3));
@@ -56,10 +57,9 @@ public final class NegativeNoReregister implements Scenario {
   }
 
   /** GET /hello straight at the provider's port (read from its command line). */
-  private static int hello(LabContext ctx, LabProcess p) throws Exception {
-    String cmd = p.toString();
-    int at = cmd.indexOf("--address 127.0.0.1:") + "--address 127.0.0.1:".length();
-    String port = cmd.substring(at, cmd.indexOf(' ', at));
+  private static int hello(LabContext ctx, ChildProcess p) throws Exception {
+    List<String> cmd = p.command();
+    String port = cmd.get(cmd.indexOf("--address") + 1).substring("127.0.0.1:".length());
     HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/hello"))
         .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString()).statusCode();

@@ -10,13 +10,14 @@ import dev.muster.cache.EndpointSet;
 import dev.muster.etcd.EtcdConfig;
 import dev.muster.etcd.EtcdRegistry;
 import dev.muster.lab.Fleet;
-import dev.muster.lab.JsonLog;
 import dev.muster.lab.LabContext;
 import dev.muster.lab.Scenario;
 import dev.muster.lab.ScenarioResult;
 import dev.muster.registry.Instance;
+import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
 import dev.muster.testing.EtcdMember;
+import dev.muster.testing.JsonLog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -92,10 +93,10 @@ public final class ReconnectStorm implements Scenario {
       long reconnects = registries.stream().mapToLong(EtcdRegistry::reconnects).sum();
 
       // p1 must be back on etcd before it leaves, or its revoke (and the change the caches should see) fails
-      dev.muster.lab.LabProcess p1 = f.provider(1);
+      ChildProcess p1 = f.provider(1);
       ctx.await("p1 reconnected to etcd", Duration.ofSeconds(20), () -> p1.json().has("reconnected")
           || p1.json().has("reregistered") || !p1.json().has("unreachable"));
-      f.provider(1).term();
+      f.provider(1).terminate();
       ctx.await("p1 revoked", Duration.ofSeconds(20), () -> f.provider(1).json().has("revoked"));
       Instant revoked = JsonLog.ts(f.provider(1).json().events("revoked").get(0));
       List<String> truth = truth(endpoints);

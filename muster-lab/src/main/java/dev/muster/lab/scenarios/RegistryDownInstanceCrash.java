@@ -3,9 +3,9 @@ package dev.muster.lab.scenarios;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.muster.lab.Fleet;
 import dev.muster.lab.LabContext;
-import dev.muster.lab.LabProcess;
 import dev.muster.lab.Scenario;
 import dev.muster.lab.ScenarioResult;
+import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
 import java.time.Duration;
 import java.time.Instant;
@@ -45,9 +45,9 @@ public final class RegistryDownInstanceCrash implements Scenario {
     EtcdCluster etcd = ctx.etcd(1);
     String endpoints = etcd.endpointsString();
     Fleet f = Fleet.providers(ctx, "hello", endpoints, 3);
-    LabProcess e = ctx.consumer("consumer-e", f.service, endpoints, true);
-    LabProcess n = ctx.consumer("consumer-n", f.service, endpoints, false);
-    LabProcess watcher = ctx.watcher("watcher", f.service, endpoints);
+    ChildProcess e = ctx.consumer("consumer-e", f.service, endpoints, true);
+    ChildProcess n = ctx.consumer("consumer-n", f.service, endpoints, false);
+    ChildProcess watcher = ctx.watcher("watcher", f.service, endpoints);
     ctx.await("the watcher's snapshot", Duration.ofSeconds(30), () -> watcher.json().has("snapshot"));
     f.awaitWarm(ctx, e, n);
 
@@ -55,9 +55,9 @@ public final class RegistryDownInstanceCrash implements Scenario {
     etcd.member(0).kill();
     ctx.await("E and N see etcd gone (stale)", Duration.ofSeconds(20),
         () -> Callers.firstAt(e, "stale", etcdKill).isPresent() && Callers.firstAt(n, "stale", etcdKill).isPresent());
-    LabProcess p2 = f.provider(2);
+    ChildProcess p2 = f.provider(2);
     Instant crash = Instant.now();
-    p2.kill9();
+    p2.kill();
     p2.awaitExit(Duration.ofSeconds(10));
     ctx.sleep(WINDOW);
     Instant end = crash.plus(WINDOW);

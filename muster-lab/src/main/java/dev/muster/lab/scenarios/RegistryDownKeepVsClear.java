@@ -2,12 +2,12 @@ package dev.muster.lab.scenarios;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.muster.lab.Fleet;
-import dev.muster.lab.JsonLog;
 import dev.muster.lab.LabContext;
-import dev.muster.lab.LabProcess;
 import dev.muster.lab.Scenario;
 import dev.muster.lab.ScenarioResult;
+import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
+import dev.muster.testing.JsonLog;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -48,8 +48,8 @@ public final class RegistryDownKeepVsClear implements Scenario {
     String endpoints = etcd.endpointsString();
     Fleet f = Fleet.providers(ctx, "hello", endpoints, 3);
     Duration timeout = ctx.params().attemptTimeout();
-    LabProcess k = Callers.start(ctx, "consumer-k", f.service, endpoints, true, INTERVAL, timeout);
-    LabProcess x = Callers.start(ctx, "consumer-x", f.service, endpoints, true, INTERVAL, timeout,
+    ChildProcess k = Callers.start(ctx, "consumer-k", f.service, endpoints, true, INTERVAL, timeout);
+    ChildProcess x = Callers.start(ctx, "consumer-x", f.service, endpoints, true, INTERVAL, timeout,
         "--clear-on-stale");
     f.awaitWarm(ctx, k, x);
 
@@ -91,7 +91,7 @@ public final class RegistryDownKeepVsClear implements Scenario {
 
   /** Calls that started in each full second after {@code from}: ok and failed counts. */
   private record PerSecond(List<Long> ok, List<Long> failed) {
-    static PerSecond of(LabProcess caller, Instant from, int seconds) {
+    static PerSecond of(ChildProcess caller, Instant from, int seconds) {
       List<Long> ok = new ArrayList<>();
       List<Long> failed = new ArrayList<>();
       for (int i = 0; i < seconds; i++) {

@@ -1,12 +1,12 @@
 package dev.muster.lab.scenarios;
 
 import dev.muster.lab.Fleet;
-import dev.muster.lab.JsonLog;
 import dev.muster.lab.LabContext;
-import dev.muster.lab.LabProcess;
 import dev.muster.lab.Scenario;
 import dev.muster.lab.ScenarioResult;
+import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
+import dev.muster.testing.JsonLog;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -32,14 +32,14 @@ public final class SigcontDetectsLeaseLoss implements Scenario {
     EtcdCluster etcd = ctx.etcd(1);
     Fleet f = Fleet.providers(ctx, "hello", etcd.endpointsString(), 2).consumers(ctx, etcd.endpointsString(),
         false, false, true);
-    LabProcess p = f.provider(1);
+    ChildProcess p = f.provider(1);
     Instant stop = Instant.now();
-    p.stop();
+    p.pause();
     ctx.mark("sigstop", p.name());
     ctx.await("the watcher drops p1", Duration.ofSeconds(20), () -> Fleet.removedAt(f.watcher, "p1", stop).isPresent());
     ctx.sleep(Duration.ofMillis(300));
     Instant cont = Instant.now();
-    p.cont();
+    p.resume();
     ctx.mark("sigcont", p.name());
     ctx.await("p1 re-registered", Duration.ofSeconds(20), () -> p.json().has("reregistered"));
     ctx.await("the watcher re-adds p1", Duration.ofSeconds(20), () -> Fleet.presentAt(f.watcher, "p1", cont).isPresent());

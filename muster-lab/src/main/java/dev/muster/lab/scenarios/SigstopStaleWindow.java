@@ -1,11 +1,13 @@
 package dev.muster.lab.scenarios;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.muster.lab.Figures;
 import dev.muster.lab.Fleet;
 import dev.muster.lab.LabContext;
-import dev.muster.lab.LabProcess;
 import dev.muster.lab.Scenario;
 import dev.muster.lab.ScenarioResult;
+import dev.muster.lab.StaleWindow;
+import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
 import java.time.Duration;
 import java.time.Instant;
@@ -40,25 +42,25 @@ public final class SigstopStaleWindow implements Scenario {
     Fleet f = Fleet.providers(ctx, "hello", etcd.endpointsString(), 3).consumers(ctx, etcd.endpointsString(),
         true, true, true);
     List<Long> windows = new ArrayList<>();
-    List<String> splits = new ArrayList<>();
+    List<StaleWindow> staleWindows = new ArrayList<>();
     List<Long> aFailed = new ArrayList<>();
     List<Long> bFailed = new ArrayList<>();
     for (int round = 1; round <= ROUNDS; round++) {
-      LabProcess p = f.provider(round);
+      ChildProcess p = f.provider(round);
       Instant stop = Instant.now();
-      p.stop();
+      p.pause();
       ctx.mark("sigstop", p.name());
       ctx.await("the watcher drops " + p.name(), Duration.ofSeconds(20),
           () -> Fleet.removedAt(f.watcher, p.name(), stop).isPresent());
       Instant removed = Fleet.removedAt(f.watcher, p.name(), stop).orElseThrow();
       ctx.sleep(Duration.ofMillis(500)); // calls started in the window finish
       windows.add(Fleet.millis(stop, removed));
-      splits.add(Fleet.split(p, stop, removed, ctx.params().ttl()));
+      staleWindows.add(Fleet.window(p, stop, removed, ctx.params().ttl()));
       List<JsonNode> aCalls = Fleet.calls(f.a, stop, removed);
       List<JsonNode> bCalls = Fleet.calls(f.b, stop, removed);
       aFailed.add(Fleet.failed(aCalls));
       bFailed.add(Fleet.failed(bCalls));
-      p.cont();
+      p.resume();
       ctx.mark("sigcont", p.name());
       ctx.await(p.name() + " registered again", Duration.ofSeconds(20), () -> p.json().has("reregistered"));
       ctx.note(String.format("round %d (%s): window %d ms, A failed %d of %d, B failed %d of %d", round, p.name(),
@@ -66,7 +68,8 @@ public final class SigstopStaleWindow implements Scenario {
       ctx.sleep(Duration.ofSeconds(1));
     }
     boolean pass = aFailed.stream().allMatch(x -> x == 0) && bFailed.stream().anyMatch(x -> x > 0);
-    return ScenarioResult.of(this, pass, String.format("window %s ms; B failures %s, A %s; window = lease"
-        + " remainder + detection/delivery: %s ms", windows, bFailed, aFailed, splits), "A failures = 0 in every window; B fails in the window (the negative control)");
+    return ScenarioResult.of(this, pass, Figures.withWindows(String.format("window %s ms; B failures %s, A %s;"
+        + " window = lease remainder + detection/delivery: %s ms", windows, bFailed, aFailed, staleWindows),
+        staleWindows), "A failures = 0 in every window; B fails in the window (the negative control)");
   }
 }

@@ -4,12 +4,13 @@ import dev.muster.etcd.EtcdConfig;
 import dev.muster.etcd.EtcdRegistry;
 import dev.muster.lab.Fleet;
 import dev.muster.lab.LabContext;
-import dev.muster.lab.LabProcess;
 import dev.muster.lab.Scenario;
 import dev.muster.lab.ScenarioResult;
 import dev.muster.registry.Instance;
+import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
 import dev.muster.testing.FaultProxy;
+import dev.muster.testing.JsonLog;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -65,16 +66,16 @@ public final class WatchBreak implements Scenario {
     FaultProxy proxy = ctx.proxy(etcd.member(0).clientUrl());
     Fleet f = Fleet.providers(ctx, "hello", direct, 3, "--drain", "0s");
     String[] extra = variant == Variant.FROM_NOW ? new String[] {"--resume-from-now"} : new String[0];
-    LabProcess w = ctx.watcher(variant == Variant.FROM_NOW ? "consumer-c" : "consumer-a", "hello",
+    ChildProcess w = ctx.watcher(variant == Variant.FROM_NOW ? "consumer-c" : "consumer-a", "hello",
         proxy.uri().toString(), extra);
     ctx.await("the watcher's snapshot with 3", Duration.ofSeconds(30), () -> Fleet.lastSet(w).size() == 3);
 
     proxy.cut();
     ctx.mark("cut", "the watcher's connection");
     ctx.await("the watcher reports stale", Duration.ofSeconds(20), () -> w.json().has("stale"));
-    f.provider(1).term();
+    f.provider(1).terminate();
     ctx.await("p1 revoked", Duration.ofSeconds(20), () -> f.provider(1).json().has("revoked"));
-    LabProcess p4 = ctx.provider("p4", "hello", direct, "--drain", "0s");
+    ChildProcess p4 = ctx.provider("p4", "hello", direct, "--drain", "0s");
     ctx.await("p4 registered", Duration.ofSeconds(30), () -> p4.json().has("registered"));
     if (variant == Variant.COMPACTION) {
       etcd.compact();
@@ -92,7 +93,7 @@ public final class WatchBreak implements Scenario {
     boolean matches = seen.equals(truth);
     String figures = String.format("after the cut: consumer %s, etcd %s, %s, %d resync(s), recovered %d ms after"
         + " the proxy passed again", seen, truth, matches ? "equal" : "DIFFERENT", resyncs,
-        Fleet.millis(pass, dev.muster.lab.JsonLog.ts(w.json().events("recovered").get(0))));
+        Fleet.millis(pass, JsonLog.ts(w.json().events("recovered").get(0))));
     return switch (variant) {
       case RESUME -> ScenarioResult.of(this, matches && resyncs == 0, figures, "equal to etcd, no resync");
       case COMPACTION -> ScenarioResult.of(this, matches && resyncs == 1, figures, "equal to etcd after 1 resync");

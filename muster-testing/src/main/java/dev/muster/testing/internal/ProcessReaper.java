@@ -14,8 +14,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The one place that remembers every process and temporary directory the launcher created in this JVM,
- * so that a JVM shutdown (normal exit, SIGTERM, Ctrl-C) kills what is still alive, by pid, and removes
- * what is still on disk.
+ * so that a JVM shutdown (normal exit, SIGTERM, Ctrl-C) kills what is still alive, and its descendants, by pid,
+ * and removes what is still on disk.
  *
  * <p>Thread-safe: all state is in concurrent collections; the shutdown hook is installed once.
  */
@@ -68,6 +68,7 @@ public final class ProcessReaper {
 
   private static void reapAll() {
     for (ProcessHandle p : LIVE) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly); // before the parent, while they are its descendants
       p.destroyForcibly();
     }
     for (ProcessHandle p : LIVE) {

@@ -4,65 +4,61 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.muster.lab.Fleet;
 import dev.muster.lab.LabException;
+import dev.muster.lab.LabRun;
+import dev.muster.lab.ScenarioResult;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Optional;
-import java.util.stream.Stream;
 
 /**
- * {@code report.html}: one self-contained page (Chart.js inlined, no network) built only from a lab output
- * directory — {@code output.txt} for the header and the table, each scenario's {@code *.jsonl} logs for the charts,
- * {@code env.txt} at the bottom. So a finished run can be re-rendered later: {@code java -cp muster.jar
- * dev.muster.lab.report.Report OUT}.
+ * {@code report.html}: one self-contained page (Chart.js inlined, no network) rendered from a {@link LabRun} — its
+ * results for the header, the table and the stale-window charts — and from the lab output directory: each
+ * scenario's {@code *.jsonl} logs for the timelines, {@code env.txt} at the bottom. A finished run can be rendered
+ * again from its directory ({@code results.json}): {@code java -cp muster.jar dev.muster.lab.report.LabReportPage
+ * OUT}.
  */
-public final class Report {
+public final class LabReportPage {
   static final String CHART_JS = "/META-INF/resources/webjars/chart.js/4.4.1/dist/chart.umd.js";
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private Report() {}
+  private LabReportPage() {}
 
   /** Writes {@code OUT/report.html} for the output directory given as the only argument. */
   public static void main(String[] args) throws IOException {
     if (args.length != 1) {
-      System.err.println("usage: Report LAB_OUTPUT_DIR");
+      System.err.println("usage: LabReportPage LAB_OUTPUT_DIR");
       System.exit(2);
     }
     Path out = Path.of(args[0]);
     Path file = out.resolve("report.html");
-    Files.writeString(file, html(out), StandardCharsets.UTF_8);
+    Files.writeString(file, html(LabRun.read(out), out), StandardCharsets.UTF_8);
     System.out.println("wrote " + file);
   }
 
-  /** The page for the lab output directory {@code out}. */
-  public static String html(Path out) {
-    String outputTxt = read(out.resolve("output.txt"));
-    RunSummary run = RunSummary.parse(outputTxt);
+  /** The page for {@code run}, whose scenario logs are in the lab output directory {@code out}. */
+  public static String html(LabRun run, Path out) {
     StringBuilder h = new StringBuilder(300_000);
     h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Muster lab report</title>\n")
         .append("<style>").append(CSS).append("</style>\n")
         .append("<script>/* Chart.js 4.4.1, MIT License, https://www.chartjs.org */\n").append(chartJs())
         .append("\n</script></head><body>\n");
-    h.append("<header><h1>Muster lab report</h1>\n<p>run: ").append(esc(run.time())).append("<br>parameters: ")
-        .append(esc(run.parameters())).append("</p>\n<p class=\"summary\">").append(run.passed()).append(" of ")
-        .append(run.rows().size()).append(" scenarios passed</p></header>\n");
-    table(h, run, outputTxt);
+    h.append("<header><h1>Muster lab report</h1>\n<p>run: ").append(esc(run.startedAt())).append("<br>parameters: ")
+        .append(esc(run.parametersLine())).append("</p>\n<p class=\"summary\">").append(run.passed())
+        .append(" of ").append(run.results().size()).append(" scenarios passed</p></header>\n");
+    table(h, run);
 
     ArrayNode scenarios = JSON.createArrayNode();
-    List<String> names = run.rows().isEmpty() ? subdirectories(out)
-        : run.rows().stream().map(RunSummary.Row::scenario).toList();
-    for (int i = 0; i < names.size(); i++) {
-      String name = names.get(i);
-      String figures = run.rows().stream().filter(r -> r.scenario().equals(name)).map(RunSummary.Row::ours)
-          .findFirst().orElse("");
-      Optional<ObjectNode> data = ScenarioCharts.build(JSON, name, out.resolve(name), figures);
+    for (ScenarioResult r : run.results()) {
+      Optional<ObjectNode> data = ScenarioCharts.build(JSON, r.name(), out.resolve(r.name()),
+          r.figures().staleWindows());
       data.ifPresent(d -> scenarios.add(d.put("id", "s" + scenarios.size())));
-      section(h, name, data);
+      section(h, r.name(), data);
     }
 
     h.append("<section><h2>Environment (env.txt)</h2><pre>").append(esc(read(out.resolve("env.txt"))))
@@ -75,18 +71,14 @@ public final class Report {
     return h.toString();
   }
 
-  private static void table(StringBuilder h, RunSummary run, String outputTxt) {
-    if (run.rows().isEmpty()) {
-      h.append("<p>No scenario rows could be read from output.txt; here it is as written:</p><pre>")
-          .append(esc(outputTxt)).append("</pre>\n");
-      return;
-    }
+  private static void table(StringBuilder h, LabRun run) {
     h.append("<table><thead><tr><th>scenario</th><th>result</th><th>took</th><th>our figures</th>"
         + "<th>the seed's figures</th><th>invariant</th></tr></thead><tbody>\n");
-    for (RunSummary.Row r : run.rows()) {
-      h.append("<tr><td><a href=\"#").append(esc(r.scenario())).append("\">").append(esc(r.scenario()))
+    for (ScenarioResult r : run.results()) {
+      h.append("<tr><td><a href=\"#").append(esc(r.name())).append("\">").append(esc(r.name()))
           .append("</a></td><td class=\"").append(r.passed() ? "pass\">PASS" : "fail\">FAIL").append("</td><td>")
-          .append(esc(r.took())).append(" s</td><td>").append(esc(r.ours())).append("</td><td>")
+          .append(String.format(java.util.Locale.ROOT, "%.1f", r.elapsed().toMillis() / 1000.0)).append(" s</td><td>")
+          .append(esc(r.figures().summary())).append("</td><td>")
           .append(esc(r.seed())).append("</td><td>").append(esc(r.invariant())).append("</td></tr>\n");
     }
     h.append("</tbody></table>\n");
@@ -106,8 +98,8 @@ public final class Report {
           + "bar per consumer, light/dark green = ok, red = failed. x = seconds since the first call ("
           + d.get("origin").asText() + "). Vertical lines: events in the provider and watcher logs (a provider "
           + "removed from or added to a set, lease_lost, revoked, stale, recovered, …) and when each consumer "
-          + "became warm (the lab starts the fault only after 20 ok calls in a row and counts only calls in the "
-          + "fault window, so failures before that are warm-up); hover for the detail. "
+          + "became warm (the lab starts the fault only after " + Fleet.WARM_CALLS + " ok calls in a row and counts "
+          + "only calls in the fault window, so failures before that are warm-up); hover for the detail. "
           + (derived ? "The solid black lines are the faults, which no process logs: each is placed at the "
               + "watcher's removal minus the window in output.txt." : "The lab's own fault marks (lab.jsonl) appear as events."));
     }
@@ -161,7 +153,7 @@ public final class Report {
   }
 
   static String chartJs() {
-    try (InputStream in = Report.class.getResourceAsStream(CHART_JS)) {
+    try (InputStream in = LabReportPage.class.getResourceAsStream(CHART_JS)) {
       if (in == null) {
         throw new LabException("Chart.js is not on the classpath (" + CHART_JS + "): muster-lab needs the WebJar "
             + "org.webjars.npm:chart.js:4.4.1");
@@ -177,14 +169,6 @@ public final class Report {
       return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
-    }
-  }
-
-  private static List<String> subdirectories(Path out) {
-    try (Stream<Path> files = Files.list(out)) {
-      return files.filter(Files::isDirectory).map(p -> p.getFileName().toString()).sorted().toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot list " + out + ": " + e.getMessage(), e);
     }
   }
 

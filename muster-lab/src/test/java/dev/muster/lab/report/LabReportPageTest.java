@@ -2,34 +2,37 @@ package dev.muster.lab.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.muster.lab.Figures;
+import dev.muster.lab.LabParams;
+import dev.muster.lab.LabRun;
+import dev.muster.lab.ScenarioResult;
+import dev.muster.lab.StaleWindow;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The report built from a tiny synthetic lab output: one stale-window scenario with two consumers, a watcher and a
- * provider, and one failed scenario without logs.
+ * The report page built from a tiny synthetic lab run: one stale-window scenario with two consumers, a watcher and
+ * a provider, and one failed scenario without logs.
  */
-class ReportTest {
+class LabReportPageTest {
   @TempDir
   Path out;
 
   @Test
   void inlinesChartJsDrawsOneCanvasPerChartAndListsEveryScenario() throws IOException {
-    write("output.txt", """
-        Muster lab, 2026-11-29T22:26:21Z
-        parameters: TTL 3s, keepalive 1s, a call every 50ms, attempt timeout 300ms, ejection 2s, 1 retry
-        1 of 2 scenarios passed
-
-        kill9_stale_window  PASS   18.6s  ours: window 2500 ms; B 1 failures of 3 calls, A 0 of 3
-                                   seed: window 2823 ms; B 19 failures (fast refusals), A 0
-                              invariant: A failures = 0; B fails in the window <the negative control>
-        broken_scenario     FAIL    0.1s  ours: did not complete: LabException: boom
-                                   seed: something
-        """);
+    LabRun run = new LabRun("2026-11-29T22:26:21Z", LabParams.seed(), List.of(
+        new ScenarioResult("kill9_stale_window", true, Figures.withWindows(
+            "window 2500 ms; B 1 failures of 3 calls, A 0 of 3", List.of(StaleWindow.split(2500, 2000))),
+            "A failures = 0; B fails in the window <the negative control>", "window 2823 ms; B 19 failures (fast"
+            + " refusals), A 0", Duration.ofMillis(18_600)),
+        new ScenarioResult("broken_scenario", false, Figures.of("did not complete: LabException: boom"), "",
+            "something", Duration.ofMillis(100))));
     write("env.txt", "java: 17\n");
     write("kill9_stale_window/consumer-a.jsonl", call("10.000", true, "p1") + call("11.200", true, "p2")
         + call("12.900", true, "p1"));
@@ -44,12 +47,12 @@ class ReportTest {
         """);
     Files.createDirectories(out.resolve("broken_scenario"));
 
-    String html = Report.html(out);
+    String html = LabReportPage.html(run, out);
 
-    assertThat(html).contains(Report.chartJs()).doesNotContain("<script src");
+    assertThat(html).contains(LabReportPage.chartJs()).doesNotContain("<script src");
     assertThat(Pattern.compile("<canvas ").matcher(html).results().count()).isEqualTo(3);
     assertThat(html).contains("id=\"calls-s0\"", "id=\"windows-s0\"", "id=\"timeline-s0\"")
-        .contains("1 of 2 scenarios passed")
+        .contains("1 of 2 scenarios passed", "<td>18.6 s</td>")
         .contains("<td><a href=\"#kill9_stale_window\">kill9_stale_window</a></td><td class=\"pass\">PASS</td>")
         .contains("<td><a href=\"#broken_scenario\">broken_scenario</a></td><td class=\"fail\">FAIL</td>")
         .contains("B fails in the window &lt;the negative control&gt;")
@@ -57,14 +60,21 @@ class ReportTest {
         .contains("java: 17");
     // the fault is placed at the watcher's removal (13.5 s) minus the 2500 ms window: 1.0 s after the first call
     assertThat(html).contains("\"kind\":\"" + ScenarioCharts.DERIVED_FAULT + "\",\"x\":1.0");
+    // the window's split comes from the typed figures, not from their text
+    assertThat(html).contains("\"ms\":2500,\"remainder\":2000,\"detection\":500");
   }
 
   @Test
-  void readsSingleAndMultipleWindowsFromTheFigures() {
-    assertThat(ScenarioCharts.windows("window [2561, 2328, 2433] ms; B failures [17, 15, 16]"))
-        .containsExactly(2561L, 2328L, 2433L);
-    assertThat(ScenarioCharts.windows("window 3106 ms; B 20 failures")).containsExactly(3106L);
-    assertThat(ScenarioCharts.windows("3 addresses watched")).isEmpty();
+  void rendersAgainFromResultsJsonAsFromTheRun() throws IOException {
+    LabRun run = new LabRun("2026-11-29T22:26:21Z", LabParams.seed(), List.of(new ScenarioResult("sigstop", true,
+        Figures.withWindows("window [2561, 2328] ms", List.of(StaleWindow.split(2561, 2400),
+            StaleWindow.unsplit(2328))), "A failures = 0", "seed", Duration.ofMillis(26_700))));
+    write("env.txt", "java: 17\n");
+
+    run.write(out);
+
+    assertThat(LabRun.read(out)).isEqualTo(run);
+    assertThat(LabReportPage.html(LabRun.read(out), out)).isEqualTo(LabReportPage.html(run, out));
   }
 
   private static String call(String seconds, boolean ok, String id) {

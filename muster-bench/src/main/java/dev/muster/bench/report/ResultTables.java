@@ -14,14 +14,14 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The bench's output: three tables on the console (microbenchmarks; Muster end to end with the raw-jetcd floor;
+ * The bench's results as tables: three on the console (microbenchmarks; Muster end to end with the raw-jetcd floor;
  * Muster next to Curator) and the same figures as CSV, one row per figure, headed by the machine line.
  *
  * <p>Not thread-safe; built once after the measurements.
  */
-public final class Report {
+public final class ResultTables {
   /** Everything measured in one run. A section that was skipped or failed is null or empty. */
-  public record Figures(String mode, String machine, List<JmhSuite.Row> jmh, SideResult muster, SideResult floor,
+  public record Run(String mode, String machine, List<JmhSuite.Row> jmh, SideResult muster, SideResult floor,
       SideResult curator, String curatorLabel) {}
 
   private static final String[][] LATENCY_ROWS = {
@@ -39,10 +39,10 @@ public final class Report {
       {"full resync, range + build + publish", Metric.BUILD},
   };
 
-  private final Figures f;
+  private final Run f;
   private final List<String> csv = new ArrayList<>();
 
-  public Report(Figures figures) {
+  public ResultTables(Run figures) {
     this.f = figures;
     csv.add("section,metric,unit,system,samples,p50,p99,max,value,floor_p50,ratio");
   }

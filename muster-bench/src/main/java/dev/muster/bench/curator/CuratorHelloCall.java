@@ -19,12 +19,12 @@ import org.apache.curator.x.discovery.ServiceProvider;
  *
  * <p>Called on the loop's one thread; the {@code ServiceProvider} and the {@code HttpClient} are thread-safe.
  */
-final class Caller implements Supplier<String> {
+final class CuratorHelloCall implements Supplier<String> {
   private final ServiceProvider<String> provider;
   private final Duration attemptTimeout;
   private final HttpClient http;
 
-  Caller(ServiceProvider<String> provider, Duration attemptTimeout) {
+  CuratorHelloCall(ServiceProvider<String> provider, Duration attemptTimeout) {
     this.provider = provider;
     this.attemptTimeout = attemptTimeout;
     // HTTP/1.1: the providers' server does not speak HTTP/2, and an h2c upgrade offer would only add bytes.

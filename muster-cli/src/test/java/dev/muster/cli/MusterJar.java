@@ -1,0 +1,28 @@
+package dev.muster.cli;
+
+import dev.muster.testing.ChildProcess;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The real {@code muster.jar} (system property {@code muster.jar}) run as a separate {@code java -jar} process for
+ * the ITs, as a muster-testing {@link ChildProcess}: close it (try-with-resources) and it is killed by pid.
+ */
+final class MusterJar {
+  private MusterJar() {}
+
+  /** Starts {@code java -jar muster.jar ARGS...}. */
+  static ChildProcess start(String... args) {
+    List<String> rest = new ArrayList<>(List.of("-jar", System.getProperty("muster.jar", "target/muster.jar")));
+    rest.addAll(List.of(args));
+    return ChildProcess.start("muster-" + (args.length == 0 ? "" : args[0]), ChildProcess.javaCommand(List.of(), rest));
+  }
+
+  /** Runs {@code muster ARGS...} to completion (at most {@code limit}, else it fails) and returns it, exited. */
+  static ChildProcess run(Duration limit, String... args) {
+    ChildProcess p = start(args);
+    p.exitCode(limit);
+    return p;
+  }
+}
