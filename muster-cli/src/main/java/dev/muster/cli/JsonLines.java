@@ -3,21 +3,19 @@ package dev.muster.cli;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.muster.testing.JsonLog;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 
 /**
  * The {@code --json} output format (SPEC §7): one JSON object per line, each with an {@code "event"} field and a
  * {@code "ts"} in RFC 3339 UTC with exactly six fractional digits (microseconds), so lines from different
- * processes sort and subtract the same way. Stateless; the mapper is configured once and shared.
+ * processes sort and subtract the same way ({@link JsonLog#ts(Instant)}: the one format the lab, the bench and the
+ * tests read back). Stateless; the mapper is configured once and shared.
  */
 final class JsonLines {
   private static final JsonMapper MAPPER = JsonMapper.builder().build();
-  private static final DateTimeFormatter TS =
-      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
 
   private JsonLines() {}
 
@@ -31,7 +29,7 @@ final class JsonLines {
 
   /** {@code 2026-11-29T21:30:01.123456Z}: UTC, microseconds, always six digits. */
   static String ts(Instant instant) {
-    return TS.format(instant);
+    return JsonLog.ts(instant);
   }
 
   /**

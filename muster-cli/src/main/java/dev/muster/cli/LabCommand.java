@@ -5,6 +5,7 @@ import dev.muster.lab.LabParams;
 import dev.muster.lab.Scenario;
 import dev.muster.lab.ScenarioResult;
 import dev.muster.lab.Scenarios;
+import dev.muster.testing.ChildProcess;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.net.URISyntaxException;
@@ -110,9 +111,9 @@ final class LabCommand implements Callable<Integer> {
    * start and warm up faster on a 2-core machine shared by a dozen JVMs and etcd.
    */
   static List<String> musterCommand() {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> jvm = List.of(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss512k");
-    List<String> command = new ArrayList<>(jvm);
+    List<String> flags = new ArrayList<>(ChildProcess.FAST_START_JVM_FLAGS);
+    flags.add("-Xss512k");
+    List<String> command = ChildProcess.javaCommand(flags, List.of());
     try {
       Path source = Path.of(Main.class.getProtectionDomain().getCodeSource().getLocation().toURI());
       if (Files.isRegularFile(source) && source.toString().endsWith(".jar")) {
