@@ -12,7 +12,8 @@ final class EventLines {
 
   /**
    * {@code {"event":"registered","ts":"...","id":"...","service":"...","lease":123,"lease_hex":"7b",
-   * "revision":42,"detail":"..."}}; the lease also in hex because that is how etcdctl takes it.
+   * "revision":42,"detail":"...","ttl_s":15}}; the lease also in hex because that is how etcdctl takes it;
+   * {@code ttl_s} (the lease's TTL in seconds) only on events that know it.
    */
   static ObjectNode of(RegistrationEvent event, Instance instance) {
     ObjectNode node = JsonLines.event(event.type().wireName(), event.ts());
@@ -22,6 +23,9 @@ final class EventLines {
     node.put("lease_hex", Long.toHexString(event.lease()));
     node.put("revision", event.revision());
     node.put("detail", event.detail());
+    if (!event.ttl().isZero()) {
+      node.put("ttl_s", event.ttl().toSeconds());
+    }
     return node;
   }
 

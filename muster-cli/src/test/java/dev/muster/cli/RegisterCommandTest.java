@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.muster.InvalidInputException;
 import dev.muster.registry.Instance;
 import dev.muster.registry.RegistrationEvent;
+import dev.muster.testing.JsonLog;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Instant;
@@ -163,5 +164,15 @@ class RegisterCommandTest {
     assertThat(json.get("lease_hex").asText()).isEqualTo("7b");
     assertThat(json.get("revision").asLong()).isEqualTo(42);
     assertThat(JsonLines.ts(Instant.parse("2026-01-01T00:00:00Z"))).isEqualTo("2026-01-01T00:00:00.000000Z");
+    assertThat(json.has("ttl_s")).as("an event that knows no TTL prints none").isFalse();
+  }
+
+  @Test
+  void anEventThatKnowsTheLeasesTtlPrintsItAsAField() throws Exception {
+    RegistrationEvent event = new RegistrationEvent(RegistrationEvent.Type.KEEPALIVE, Instant.EPOCH, "a-1", 123, 0,
+        "ttl 5s", java.time.Duration.ofSeconds(5));
+    JsonNode json = JsonMapper.builder().build().readTree(JsonLog.line(EventLines.of(event,
+        Instance.of("orders", "10.0.0.7", 8080))));
+    assertThat(json.get("ttl_s").asLong()).isEqualTo(5);
   }
 }

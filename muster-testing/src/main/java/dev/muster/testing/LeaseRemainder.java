@@ -16,9 +16,8 @@ import java.util.Set;
  * </pre>
  *
  * <p>A renewal is a {@code registered}, {@code reregistered} or {@code keepalive} entry in the provider's own
- * JSON-lines log ({@link JsonLog}). The TTL granted is the one a {@code keepalive} entry reports in its
- * {@code detail} ({@code "ttl 3s"}, as muster-etcd's registrar writes it; etcd may grant more than was asked, e.g.
- * after a restart), else the configured TTL. With no renewal logged before the fault there is no split.
+ * JSON-lines log ({@link JsonLog}). The TTL granted is the entry's {@code ttl_s} (a keepalive's is what etcd
+ * reported: it may grant more than was asked, e.g. after a restart), else the configured TTL. With no renewal logged before the fault there is no split.
  *
  * <p>The lab's stale-window scenarios and the bench's kill -9 row both use it. Stateless.
  */
@@ -49,16 +48,10 @@ public final class LeaseRemainder {
     return expiry(providerLog, fault, configuredTtl).map(expiry -> Duration.between(fault, expiry));
   }
 
-  /** The TTL a keepalive entry reports in its detail ({@code "ttl 3s"}). */
+  /** The TTL a renewal entry reports in its {@code ttl_s} field; empty when it has none. */
   static Optional<Duration> grantedTtl(JsonNode renewal) {
-    String detail = renewal.path("detail").asText("");
-    if (detail.startsWith("ttl ") && detail.endsWith("s")) {
-      try {
-        return Optional.of(Duration.ofSeconds(Long.parseLong(detail.substring(4, detail.length() - 1))));
-      } catch (NumberFormatException e) {
-        return Optional.empty();
-      }
-    }
-    return Optional.empty();
+    JsonNode ttl = renewal.path("ttl_s");
+    return ttl.canConvertToLong() && ttl.asLong() > 0 ? Optional.of(Duration.ofSeconds(ttl.asLong()))
+        : Optional.empty();
   }
 }

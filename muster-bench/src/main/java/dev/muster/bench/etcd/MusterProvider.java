@@ -43,7 +43,7 @@ public final class MusterProvider {
       NegativeControls.register(registry, Instance.of(args[1], "127.0.0.1", port).id(id), config,
           RegistrarControls.PRODUCTION.withReportKeepalives(true), event -> {
         out.println(JsonLog.line(JsonLog.entry(event.type().wireName(), event.ts()).put("id", id)
-            .put("lease", event.lease()).put("detail", event.detail())));
+            .put("lease", event.lease()).put("detail", event.detail()).put("ttl_s", event.ttl().toSeconds())));
         out.flush();
       });
     } catch (RuntimeException e) { // say it in one line and exit, rather than idle unregistered until killed

@@ -262,7 +262,7 @@ public final class RegistrarDriver {
       PutResult result = putUnderNewLease();
       leaseId = result.holderLease();
       revokeAllBut(leaseId);
-      emit(Type.REGISTERED, leaseId, result.revision(), "");
+      emit(Type.REGISTERED, leaseId, result.revision(), "", config.ttl());
       starting = false;
       started.complete(null);
       schedule(this::keepalive, firstKeepaliveDelay());
@@ -362,11 +362,11 @@ public final class RegistrarDriver {
       }
       failures = 0;
       if (controls.reportKeepalives()) {
-        emit(Type.KEEPALIVE, lease, 0, "ttl " + ttl + "s");
+        emit(Type.KEEPALIVE, lease, 0, "ttl " + ttl + "s", Duration.ofSeconds(ttl));
       }
       if (state == RegistrationState.UNREACHABLE) {
         state = RegistrationState.ACTIVE;
-        emit(Type.RECONNECTED, lease, 0, "the same lease continues (ttl " + ttl + "s)");
+        emit(Type.RECONNECTED, lease, 0, "the same lease continues (ttl " + ttl + "s)", Duration.ofSeconds(ttl));
       }
       schedule(this::keepalive, config.keepaliveInterval());
     } catch (IoException e) {
@@ -406,7 +406,7 @@ public final class RegistrarDriver {
       revokeAllBut(leaseId);
       failures = 0;
       state = RegistrationState.ACTIVE;
-      emit(Type.REREGISTERED, leaseId, result.revision(), "");
+      emit(Type.REREGISTERED, leaseId, result.revision(), "", config.ttl());
       schedule(this::keepalive, firstKeepaliveDelay());
     } catch (DuplicateInstanceException e) {
       fail(e.getMessage());
@@ -606,7 +606,12 @@ public final class RegistrarDriver {
   }
 
   private void emit(Type type, long lease, long revision, String detail) {
-    RegistrationEvent event = new RegistrationEvent(type, clock.instant(), instance.id(), lease, revision, detail);
+    emit(type, lease, revision, detail, Duration.ZERO);
+  }
+
+  private void emit(Type type, long lease, long revision, String detail, Duration ttl) {
+    RegistrationEvent event = new RegistrationEvent(type, clock.instant(), instance.id(), lease, revision, detail,
+        ttl);
     log.debug("{}", event);
     try {
       listener.onEvent(event);

@@ -235,6 +235,7 @@ class RegistrarDriverTest {
 
       assertThat(types()).containsExactly(REGISTERED, KEEPALIVE);
       assertThat(last(KEEPALIVE).detail()).isEqualTo("ttl 3s");
+      assertThat(last(KEEPALIVE).ttl()).isEqualTo(Duration.ofSeconds(3));
     }
 
     @Test
