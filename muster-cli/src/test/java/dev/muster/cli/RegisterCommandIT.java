@@ -125,6 +125,7 @@ class RegisterCommandIT {
       }
       assertThat(p.exitCode(Duration.ofSeconds(15))).isIn(0, 143);
       assertThat(p.json().eventNames()).as("%s", p).containsSubsequence("registered", "draining", "revoked");
+      assertThat(p.json().otherLines()).as("stdout is JSON lines only").isEmpty();
     }
   }
 

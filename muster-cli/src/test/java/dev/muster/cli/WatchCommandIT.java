@@ -46,6 +46,7 @@ class WatchCommandIT {
 
       assertThat(watch.json().eventNames()).startsWith("snapshot").containsSubsequence("snapshot", "update", "stale",
           "recovered");
+      assertThat(watch.json().otherLines()).as("--json prints JSON lines only").isEmpty();
       JsonNode stale = watch.json().lines().stream().filter(n -> n.path("event").asText().equals("stale")).findFirst()
           .orElseThrow();
       assertThat(ids(stale)).containsExactly("a");
