@@ -1,6 +1,7 @@
 package dev.muster.cli;
 
 import dev.muster.etcd.EtcdConfig;
+import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
 /**
@@ -14,8 +15,27 @@ final class CommonOptions {
 
   @Option(names = "--endpoints", paramLabel = "URLS",
       description = "Comma-separated etcd client URLs, e.g. http://127.0.0.1:2379,http://127.0.0.1:2389"
+          + " (https:// for TLS: see --cacert, --cert, --key)"
           + " (default: $" + ENDPOINTS_ENV + ", else " + EtcdConfig.DEFAULT_ENDPOINT + ").")
   String endpoints;
+
+  @Option(names = "--cacert", paramLabel = "FILE",
+      description = "CA bundle (PEM) that signs etcd's certificate, for https:// endpoints (default: $MUSTER_CACERT,"
+          + " else the JVM's trusted CAs).")
+  Path cacert;
+
+  @Option(names = "--cert", paramLabel = "FILE",
+      description = "Client certificate (PEM) for mutual TLS, with --key (default: $MUSTER_CERT).")
+  Path cert;
+
+  @Option(names = "--key", paramLabel = "FILE",
+      description = "The client certificate's private key (PEM, PKCS#8) (default: $MUSTER_KEY).")
+  Path key;
+
+  @Option(names = "--authority", paramLabel = "NAME",
+      description = "Check etcd's certificate against this name instead of the endpoint's host"
+          + " (default: $MUSTER_AUTHORITY).")
+  String authority;
 
   @Option(names = "--namespace", paramLabel = "NAME", defaultValue = "default",
       description = "Registry namespace (default ${DEFAULT-VALUE}).")
@@ -26,7 +46,31 @@ final class CommonOptions {
 
   /** The etcd configuration; throws {@link dev.muster.InvalidInputException} (exit 2) for a malformed URL. */
   EtcdConfig etcdConfig() {
-    return EtcdConfig.of(endpoints(endpoints, System.getenv(ENDPOINTS_ENV)));
+    return etcdConfig(System::getenv);
+  }
+
+  /** As {@link #etcdConfig()}, reading the environment through {@code env} (tests pass a map). */
+  EtcdConfig etcdConfig(java.util.function.UnaryOperator<String> env) {
+    EtcdConfig.Builder b = EtcdConfig.builder().endpoints(endpoints(endpoints, env.apply(ENDPOINTS_ENV)));
+    Path ca = file(cacert, env.apply("MUSTER_CACERT"));
+    Path certificate = file(cert, env.apply("MUSTER_CERT"));
+    Path privateKey = file(key, env.apply("MUSTER_KEY"));
+    if (ca != null || certificate != null || privateKey != null) {
+      b.tls(ca, certificate, privateKey);
+    }
+    String name = authority != null ? authority : blankToNull(env.apply("MUSTER_AUTHORITY"));
+    if (name != null) {
+      b.authority(name);
+    }
+    return b.build();
+  }
+
+  private static Path file(Path flag, String env) {
+    return flag != null ? flag : blankToNull(env) == null ? null : Path.of(env);
+  }
+
+  private static String blankToNull(String s) {
+    return s == null || s.isBlank() ? null : s;
   }
 
   /** The flag if given, else the environment variable if set and not blank, else the default endpoint. */

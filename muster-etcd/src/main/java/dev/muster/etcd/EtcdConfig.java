@@ -4,6 +4,8 @@ import dev.muster.Durations;
 import dev.muster.InvalidInputException;
 import dev.muster.registry.RegistryLayout;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,9 +28,11 @@ import java.util.Objects;
  * @param layout key layout (root prefix); default {@code /muster}
  * @param requestTimeout deadline of each etcd call made outside a registrar or cache loop (default 2 s)
  * @param credentials an etcd user and password, or null to connect without authentication (default none)
+ * @param tls the CA to trust and the client certificate to present over {@code https://} endpoints, or null for
+ *     plain {@code http://} (default none); {@code https://} endpoints without it trust the JVM's default CAs
  */
 public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration requestTimeout,
-    Credentials credentials) {
+    Credentials credentials, Tls tls) {
   /** The endpoint used when neither {@code --endpoints} nor {@code MUSTER_ENDPOINTS} says otherwise. */
   public static final String DEFAULT_ENDPOINT = "http://127.0.0.1:2379";
 
@@ -57,6 +61,44 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
     }
   }
 
+  /**
+   * TLS to etcd: the CA bundle that signs etcd's certificate, and for mutual TLS a client certificate with its
+   * key (PEM files; the key in PKCS#8). Each file is checked readable when the value is made, so a wrong path
+   * fails at configuration, naming the file.
+   *
+   * @param caCert the CA bundle (PEM); null to trust the JVM's default CAs
+   * @param clientCert the client certificate (PEM), or null for server-only TLS
+   * @param clientKey its private key (PEM, PKCS#8), given exactly when {@code clientCert} is
+   * @param authority the name to check etcd's certificate against instead of the endpoint's host, or null
+   */
+  public record Tls(Path caCert, Path clientCert, Path clientKey, String authority) {
+    public Tls {
+      requireReadable("caCert", caCert);
+      if ((clientCert == null) != (clientKey == null)) {
+        throw new InvalidInputException(clientCert == null ? "clientCert" : "clientKey", null,
+            "give the client certificate and its key together (mutual TLS), or neither");
+      }
+      requireReadable("clientCert", clientCert);
+      requireReadable("clientKey", clientKey);
+      if (authority != null && authority.isBlank()) {
+        throw new InvalidInputException("authority", authority, "give a host name, or leave it unset");
+      }
+    }
+
+    private static void requireReadable(String field, Path file) {
+      if (file != null && !Files.isReadable(file)) {
+        throw new InvalidInputException(field, file.toString(), Files.exists(file)
+            ? "the file is not readable by this process: check its permissions"
+            : "no such file: give the path of a PEM file");
+      }
+    }
+  }
+
+  /** Without TLS; kept for callers of the four-component form. */
+  public EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration requestTimeout, Credentials credentials) {
+    this(endpoints, layout, requestTimeout, credentials, null);
+  }
+
   public EtcdConfig {
     Objects.requireNonNull(endpoints, "endpoints");
     Objects.requireNonNull(layout, "layout");
@@ -67,6 +109,15 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
     endpoints = List.copyOf(endpoints);
     if (requestTimeout.isNegative() || requestTimeout.isZero()) {
       throw new InvalidInputException("requestTimeout", requestTimeout, "use a positive duration");
+    }
+    long secure = endpoints.stream().filter(u -> "https".equals(u.getScheme())).count();
+    if (secure != 0 && secure != endpoints.size()) {
+      throw new InvalidInputException("endpoints", endpoints.toString(), "use https:// for every endpoint or for"
+          + " none: one connection cannot mix TLS and plain text");
+    }
+    if (tls != null && secure == 0) {
+      throw new InvalidInputException("endpoints", endpoints.toString(), "use https:// endpoints with TLS"
+          + " settings (a CA or a client certificate was given)");
     }
   }
 
@@ -95,6 +146,7 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
     b.layout = layout;
     b.requestTimeout = requestTimeout;
     b.credentials = credentials;
+    b.tls = tls;
     return b;
   }
 
@@ -131,16 +183,16 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
   }
 
   public EtcdConfig withLayout(RegistryLayout layout) {
-    return new EtcdConfig(endpoints, layout, requestTimeout, credentials);
+    return new EtcdConfig(endpoints, layout, requestTimeout, credentials, tls);
   }
 
   public EtcdConfig withRequestTimeout(Duration requestTimeout) {
-    return new EtcdConfig(endpoints, layout, requestTimeout, credentials);
+    return new EtcdConfig(endpoints, layout, requestTimeout, credentials, tls);
   }
 
   /** Authenticates as etcd user {@code user} (etcd's simple or JWT tokens; jetcd renews them). */
   public EtcdConfig withCredentials(String user, String password) {
-    return new EtcdConfig(endpoints, layout, requestTimeout, new Credentials(user, password));
+    return new EtcdConfig(endpoints, layout, requestTimeout, new Credentials(user, password), tls);
   }
 
   /**
@@ -152,6 +204,7 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
     private RegistryLayout layout = RegistryLayout.defaults();
     private Duration requestTimeout = Duration.ofSeconds(2);
     private Credentials credentials;
+    private Tls tls;
 
     private Builder() {}
 
@@ -184,6 +237,22 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
       return this;
     }
 
+    /**
+     * TLS to {@code https://} endpoints: trust {@code caCert} (null: the JVM's default CAs) and, for mutual TLS,
+     * present {@code clientCert} with {@code clientKey} (both null for server-only TLS).
+     */
+    public Builder tls(Path caCert, Path clientCert, Path clientKey) {
+      this.tls = new Tls(caCert, clientCert, clientKey, tls == null ? null : tls.authority());
+      return this;
+    }
+
+    /** Checks etcd's certificate against {@code authority} instead of each endpoint's host. */
+    public Builder authority(String authority) {
+      this.tls = tls == null ? new Tls(null, null, null, authority)
+          : new Tls(tls.caCert(), tls.clientCert(), tls.clientKey(), authority);
+      return this;
+    }
+
     /** Connects without authentication. */
     public Builder noCredentials() {
       this.credentials = null;
@@ -191,7 +260,7 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
     }
 
     public EtcdConfig build() {
-      return new EtcdConfig(endpoints, layout, requestTimeout, credentials);
+      return new EtcdConfig(endpoints, layout, requestTimeout, credentials, tls);
     }
   }
 
@@ -208,14 +277,14 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
       try {
         uri = URI.create(s);
       } catch (IllegalArgumentException e) {
-        throw new InvalidInputException("endpoints", s, "write each endpoint as http://HOST:PORT");
+        throw new InvalidInputException("endpoints", s, "write each endpoint as http://HOST:PORT or https://HOST:PORT");
       }
-      if (!"http".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 1
+      boolean schemeOk = "http".equals(uri.getScheme()) || "https".equals(uri.getScheme());
+      if (!schemeOk || uri.getHost() == null || uri.getPort() < 1
           || (uri.getPath() != null && !uri.getPath().isEmpty() && !"/".equals(uri.getPath()))) {
-        throw new InvalidInputException("endpoints", s, "write each endpoint as http://HOST:PORT"
-            + " (TLS is not supported yet)");
+        throw new InvalidInputException("endpoints", s, "write each endpoint as http://HOST:PORT or https://HOST:PORT");
       }
-      uris.add(URI.create("http://" + uri.getHost() + ":" + uri.getPort()));
+      uris.add(URI.create(uri.getScheme() + "://" + uri.getHost() + ":" + uri.getPort()));
     }
     return uris;
   }

@@ -58,13 +58,32 @@ class EtcdConfigTest {
   void badSettingValuesAreRefusedByName() {
     assertThatThrownBy(() -> EtcdConfig.fromSettings(Map.of("request-timeout", "2 seconds")))
         .isInstanceOf(InvalidInputException.class).hasMessageStartingWith("request-timeout \"2 seconds\" is invalid");
-    assertThatThrownBy(() -> EtcdConfig.fromSettings(Map.of("endpoints", "https://127.0.0.1:2379")))
-        .isInstanceOf(InvalidInputException.class).hasMessageStartingWith("endpoints \"https://127.0.0.1:2379\"");
+    assertThatThrownBy(() -> EtcdConfig.fromSettings(Map.of("endpoints", "ftp://127.0.0.1:2379")))
+        .isInstanceOf(InvalidInputException.class).hasMessageStartingWith("endpoints \"ftp://127.0.0.1:2379\"");
     assertThatThrownBy(() -> EtcdConfig.fromSettings(Map.of("user", "orders")))
         .isInstanceOf(InvalidInputException.class).hasMessageContaining("password");
     assertThatThrownBy(() -> EtcdConfig.builder().endpoints(List.of()).build())
         .isInstanceOf(InvalidInputException.class).hasMessageContaining("give at least one etcd URL");
     assertThatThrownBy(() -> EtcdConfig.builder().requestTimeout(Duration.ZERO).build())
         .isInstanceOf(InvalidInputException.class).hasMessageStartingWith("requestTimeout PT0S is invalid");
+  }
+
+  @Test
+  void tlsNeedsHttpsEndpointsEverywhereAndReadableFilesNamedWhenMissing(@org.junit.jupiter.api.io.TempDir
+      java.nio.file.Path dir) throws Exception {
+    java.nio.file.Path ca = java.nio.file.Files.writeString(dir.resolve("ca.pem"), "not checked here");
+
+    assertThat(EtcdConfig.builder().endpoints("https://127.0.0.1:2379").tls(ca, null, null).build().tls().caCert())
+        .isEqualTo(ca);
+    assertThatThrownBy(() -> EtcdConfig.builder().endpoints("http://127.0.0.1:2379").tls(ca, null, null).build())
+        .isInstanceOf(InvalidInputException.class).hasMessageContaining("use https:// endpoints with TLS");
+    assertThatThrownBy(() -> EtcdConfig.of("https://127.0.0.1:2379,http://127.0.0.1:2389"))
+        .isInstanceOf(InvalidInputException.class).hasMessageContaining("cannot mix TLS and plain text");
+    assertThatThrownBy(() -> EtcdConfig.builder().tls(dir.resolve("nope.pem"), null, null))
+        .isInstanceOf(InvalidInputException.class).hasMessageContaining("caCert").hasMessageContaining("nope.pem")
+        .hasMessageContaining("no such file");
+    assertThatThrownBy(() -> EtcdConfig.builder().tls(ca, ca, null))
+        .isInstanceOf(InvalidInputException.class).hasMessageContaining("clientKey")
+        .hasMessageContaining("together");
   }
 }

@@ -2,6 +2,7 @@ package dev.muster.testing;
 
 import dev.muster.testing.internal.EtcdHttp;
 import dev.muster.testing.internal.FreePorts;
+import dev.muster.testing.internal.PemSsl;
 import dev.muster.testing.internal.ProcessReaper;
 import java.io.IOException;
 import java.io.InputStream;
@@ -125,6 +126,11 @@ public final class EtcdCluster implements AutoCloseable, BeforeAllCallback, Afte
   /** Every member's client URL. */
   public synchronized List<URI> endpoints() {
     return members.stream().map(EtcdMember::clientUrl).toList();
+  }
+
+  /** The certificates the members serve and trust, when the cluster runs with {@link Builder#tls}. */
+  public Optional<TestPki> pki() {
+    return Optional.ofNullable(config.pki);
   }
 
   /** Every member's client URL, comma-separated: the value for {@code --endpoints}. */
@@ -283,7 +289,13 @@ public final class EtcdCluster implements AutoCloseable, BeforeAllCallback, Afte
     int[] ports = choosePorts(attempt);
     String token = "muster-" + UUID.randomUUID().toString().substring(0, 8);
     for (int i = 0; i < config.members; i++) {
-      members.add(new EtcdMember("m" + i, i, ports[2 * i], ports[2 * i + 1], baseDir.resolve("m" + i), binary));
+      EtcdMember m = new EtcdMember("m" + i, i, ports[2 * i], ports[2 * i + 1], baseDir.resolve("m" + i), binary,
+          config.pki != null);
+      if (config.pki != null) {
+        EtcdHttp.useTls(m.clientUrl(), PemSsl.context(config.pki.ca(), config.pki.server().certificate(),
+            config.pki.server().key()));
+      }
+      members.add(m);
     }
     String initialCluster = members.stream().map(m -> m.name() + "=" + m.peerUrl())
         .collect(Collectors.joining(","));
@@ -326,6 +338,13 @@ public final class EtcdCluster implements AutoCloseable, BeforeAllCallback, Afte
     }
     if (config.electionTimeout != null) {
       args.addAll(List.of("--election-timeout", Long.toString(config.electionTimeout.toMillis())));
+    }
+    if (config.pki != null) {
+      String ca = config.pki.ca().toString();
+      String cert = config.pki.server().certificate().toString();
+      String key = config.pki.server().key().toString();
+      args.addAll(List.of("--cert-file", cert, "--key-file", key, "--trusted-ca-file", ca, "--client-cert-auth",
+          "--peer-cert-file", cert, "--peer-key-file", key, "--peer-trusted-ca-file", ca, "--peer-client-cert-auth"));
     }
     args.addAll(config.extraArgs);
     return args;
@@ -474,8 +493,19 @@ public final class EtcdCluster implements AutoCloseable, BeforeAllCallback, Afte
     private Duration electionTimeout;
     private List<String> extraArgs = List.of();
     private boolean healBetweenTests = true;
+    private TestPki pki;
 
     private Builder() {}
+
+    /**
+     * Serve clients and peers over TLS with certificates from {@code pki}, and require a client certificate
+     * signed by its CA ({@code --client-cert-auth}): clients connect to {@code https://} URLs with
+     * {@link TestPki#ca()} and one of {@link TestPki#client}'s pairs. Default: plain HTTP.
+     */
+    public Builder tls(TestPki pki) {
+      this.pki = java.util.Objects.requireNonNull(pki, "pki");
+      return this;
+    }
 
     /** Number of members, 1 to 9 (default 1). */
     public Builder members(int members) {

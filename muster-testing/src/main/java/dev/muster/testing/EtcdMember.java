@@ -39,8 +39,10 @@ public final class EtcdMember {
   private Process process;
   private boolean paused;
   private volatile String memberId = "";
+  private final String scheme;
 
-  EtcdMember(String name, int index, int clientPort, int peerPort, Path memberDir, Path binary) {
+  EtcdMember(String name, int index, int clientPort, int peerPort, Path memberDir, Path binary, boolean tls) {
+    this.scheme = tls ? "https" : "http";
     this.name = name;
     this.index = index;
     this.clientPort = clientPort;
@@ -60,9 +62,9 @@ public final class EtcdMember {
     return index;
   }
 
-  /** Where clients connect, e.g. {@code http://127.0.0.1:41234}. Stable across restarts. */
+  /** Where clients connect, e.g. {@code http://127.0.0.1:41234} ({@code https} with TLS). Stable across restarts. */
   public URI clientUrl() {
-    return URI.create("http://127.0.0.1:" + clientPort);
+    return URI.create(scheme + "://127.0.0.1:" + clientPort);
   }
 
   public int clientPort() {
@@ -71,7 +73,7 @@ public final class EtcdMember {
 
   /** Where the other members connect. */
   public URI peerUrl() {
-    return URI.create("http://127.0.0.1:" + peerPort);
+    return URI.create(scheme + "://127.0.0.1:" + peerPort);
   }
 
   public int peerPort() {

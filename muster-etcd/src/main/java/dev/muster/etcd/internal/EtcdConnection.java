@@ -1,11 +1,14 @@
 package dev.muster.etcd.internal;
 
+import dev.muster.InvalidInputException;
 import dev.muster.etcd.EtcdConfig;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,12 +83,39 @@ public final class EtcdConnection implements AutoCloseable {
     client.close();
   }
 
+  /**
+   * jetcd speaks TLS only when given an SslContext: build it from the PEM files (Netty reads them; jetcd's
+   * builder adds gRPC's ALPN settings). Without a CA file the JVM's default trust applies.
+   */
+  private static void tls(ClientBuilder builder, EtcdConfig.Tls tls) {
+    try {
+      builder.sslContext(ssl -> {
+        if (tls != null && tls.caCert() != null) {
+          ssl.trustManager(tls.caCert().toFile());
+        }
+        if (tls != null && tls.clientCert() != null) {
+          ssl.keyManager(tls.clientCert().toFile(), tls.clientKey().toFile());
+        }
+      });
+    } catch (SSLException | IllegalArgumentException e) {
+      throw new InvalidInputException("tls", tls == null ? "(default trust)" : tls.toString(),
+          "check the CA, certificate and key files (PEM; the key in PKCS#8 and matching the certificate): "
+              + e.getMessage());
+    }
+    if (tls != null && tls.authority() != null) {
+      builder.authority(tls.authority());
+    }
+  }
+
   private Client build() {
     Duration timeout = config.requestTimeout();
     var builder = Client.builder();
     if (config.credentials() != null) {
       builder.user(ByteSequence.from(config.credentials().user(), StandardCharsets.UTF_8))
           .password(ByteSequence.from(config.credentials().password(), StandardCharsets.UTF_8));
+    }
+    if ("https".equals(config.endpoints().get(0).getScheme())) {
+      tls(builder, config.tls());
     }
     return builder
         .endpoints(config.endpoints().toArray(URI[]::new))

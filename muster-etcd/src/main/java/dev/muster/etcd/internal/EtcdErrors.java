@@ -77,7 +77,27 @@ final class EtcdErrors {
       return "no answer within the request timeout";
     }
     String m = e.getMessage();
-    return e.getClass().getSimpleName() + (m == null || m.isBlank() ? "" : ": " + m.lines().findFirst().orElse(""));
+    String described = e.getClass().getSimpleName()
+        + (m == null || m.isBlank() ? "" : ": " + m.lines().findFirst().orElse(""));
+    return tlsCause(e).map(tls -> described + "; TLS: " + tls).orElse(described);
+  }
+
+  /**
+   * Why a TLS handshake failed, found by type in the cause chain (gRPC reports only "UNAVAILABLE: ssl exception"
+   * or "io exception"): the deepest SSL or certificate exception's message, e.g. "PKIX path building failed"
+   * for a server certificate that the configured CA did not sign, or "bad_certificate" / "certificate_required"
+   * when etcd refused ours.
+   */
+  static java.util.Optional<String> tlsCause(Throwable t) {
+    String found = null;
+    for (Throwable e = t; e != null && e != e.getCause(); e = e.getCause()) {
+      if (e instanceof javax.net.ssl.SSLException || e instanceof java.security.cert.CertificateException
+          || e instanceof java.security.GeneralSecurityException) {
+        String m = e.getMessage();
+        found = m == null || m.isBlank() ? e.getClass().getSimpleName() : m.lines().findFirst().orElse("");
+      }
+    }
+    return java.util.Optional.ofNullable(found);
   }
 
   static Throwable unwrap(Throwable t) {

@@ -8,7 +8,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.net.ssl.SSLContext;
 
 /**
  * A tiny client for etcd's HTTP endpoints ({@code /version}, {@code /health}) and its JSON gRPC gateway
@@ -23,6 +26,18 @@ public final class EtcdHttp {
       .version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(1))
       .build();
+
+  /** Clients for TLS members, by {@code host:port}; a member not listed is reached over plain HTTP. */
+  private static final Map<String, HttpClient> TLS = new ConcurrentHashMap<>();
+
+  /** Reaches the member at {@code clientUrl} (https) with {@code ssl}. */
+  public static void useTls(URI clientUrl, SSLContext ssl) {
+    TLS.put(clientUrl.getAuthority(), HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(1))
+        .sslContext(ssl)
+        .build());
+  }
 
   /** What {@code /v3/maintenance/status} says about the member that answered. */
   public record Status(String memberId, String leaderId, long revision, String clusterId, String version) {}
@@ -77,7 +92,8 @@ public final class EtcdHttp {
 
   private static Optional<JsonNode> send(HttpRequest request) {
     try {
-      HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> response = TLS.getOrDefault(request.uri().getAuthority(), HTTP)
+          .send(request, HttpResponse.BodyHandlers.ofString());
       return Optional.of(JSON.readTree(response.body()));
     } catch (IOException e) {
       return Optional.empty();

@@ -1,0 +1,80 @@
+package dev.muster.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.muster.testing.ChildProcess;
+import dev.muster.testing.EtcdCluster;
+import dev.muster.testing.TestPki;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The command line over mutual TLS: a real {@code muster.jar} process against an etcd that serves only TLS. */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class TlsCommandIT {
+  private static final TestPki PKI = TestPki.create(tempDir());
+  private static final Duration EXIT = Duration.ofSeconds(30);
+
+  @RegisterExtension
+  static EtcdCluster etcd = EtcdCluster.builder().members(1).tls(PKI).build();
+
+  private static Path tempDir() {
+    try {
+      return Files.createTempDirectory("muster-tls-cli-");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Test
+  void registerAndLsWorkWithTheTlsFlags() throws Exception {
+    String service = "tls-" + UUID.randomUUID().toString().substring(0, 8);
+    TestPki.Pair client = PKI.client("orders");
+    String[] tls = {"--endpoints", etcd.endpointsString(), "--cacert", PKI.ca().toString(), "--cert",
+        client.certificate().toString(), "--key", client.key().toString()};
+    try (ChildProcess register = MusterJar.start(concat(new String[] {"register", "--service", service, "--id", "a",
+        "--address", "127.0.0.1:9000", "--ttl", "3s"}, tls))) {
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+          .until(() -> register.json().eventNames().contains("registered") || !register.isAlive());
+      assertThat(register.json().eventNames()).as("%s", register).contains("registered");
+      try (ChildProcess ls = MusterJar.run(EXIT, concat(new String[] {"ls", service}, tls))) {
+        assertThat(ls.exitCode().getAsInt()).as("%s", ls).isZero();
+        assertThat(ls.stdout().get(0)).matches("revision \\d+, 1 instance\\(s\\)");
+      }
+    }
+  }
+
+  @Test
+  void aWrongCaIsOneLineNamingTheTlsCauseAndExitFour() throws Exception {
+    TestPki.Pair client = PKI.client("orders");
+    try (ChildProcess ls = MusterJar.run(EXIT, "ls", "--endpoints", etcd.endpointsString(), "--cacert",
+        PKI.otherCa().toString(), "--cert", client.certificate().toString(), "--key", client.key().toString())) {
+      assertThat(ls.exitCode().getAsInt()).as("%s", ls).isEqualTo(4);
+      assertThat(ls.stderr()).hasSize(1);
+      assertThat(ls.stderr().get(0)).startsWith("muster: ").contains("TLS: ");
+    }
+  }
+
+  @Test
+  void aMissingKeyFileIsOneLineNamingItAndExitTwo() throws Exception {
+    try (ChildProcess ls = MusterJar.run(EXIT, "ls", "--endpoints", etcd.endpointsString(), "--cacert",
+        PKI.ca().toString(), "--cert", PKI.client("orders").certificate().toString(), "--key", "/nonexistent.pem")) {
+      assertThat(ls.exitCode().getAsInt()).as("%s", ls).isEqualTo(2);
+      assertThat(ls.stderr()).singleElement().asString().contains("clientKey").contains("/nonexistent.pem")
+          .contains("no such file");
+    }
+  }
+
+  private static String[] concat(String[] a, String[] b) {
+    String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+}

@@ -1,0 +1,92 @@
+package dev.muster.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.muster.RegistryUnavailableException;
+import dev.muster.cache.CacheConfig;
+import dev.muster.cache.EndpointCache;
+import dev.muster.registry.Instance;
+import dev.muster.registry.RegistrarConfig;
+import dev.muster.registry.Registration;
+import dev.muster.testing.EtcdCluster;
+import dev.muster.testing.TestPki;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Muster over mutual TLS to a real etcd member that serves only {@code https://} and requires a client certificate
+ * signed by its CA ({@code --client-cert-auth}); the certificates are made by {@link TestPki} with openssl.
+ */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class TlsIT {
+  private static final TestPki PKI = TestPki.create(tempDir());
+
+  @RegisterExtension
+  static EtcdCluster etcd = EtcdCluster.builder().members(1).tls(PKI).build();
+
+  private final String service = "tls-" + UUID.randomUUID().toString().substring(0, 8);
+
+  private static Path tempDir() {
+    try {
+      return Files.createTempDirectory("muster-tls-it-");
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static EtcdConfig.Builder config() {
+    TestPki.Pair client = PKI.client("orders");
+    return EtcdConfig.builder().endpoints(etcd.endpointsString())
+        .tls(PKI.ca(), client.certificate(), client.key()).requestTimeout(Duration.ofSeconds(2));
+  }
+
+  @Test
+  void aProviderAndACacheWorkOverMutualTls() {
+    assertThat(etcd.endpointsString()).startsWith("https://");
+    try (EtcdRegistry registry = EtcdRegistry.connect(config().build())) {
+      Registration r = registry.register(Instance.of(service, "127.0.0.1", 8080).id("a"),
+          RegistrarConfig.builder().ttl(Duration.ofSeconds(3)).build());
+      EndpointCache cache = registry.watch(CacheConfig.builder(service).build());
+      assertThat(cache.awaitReady(Duration.ofSeconds(30))).isTrue();
+      assertThat(cache.current().instances()).extracting(Instance::id).containsExactly("a");
+      r.close();
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+          .until(() -> cache.current().instances().isEmpty());
+    }
+  }
+
+  @Test
+  void aServerCertificateFromAnotherCaIsRefusedWithoutRegisteringAnything() {
+    TestPki.Pair client = PKI.client("orders");
+    EtcdConfig wrongCa = config().tls(PKI.otherCa(), client.certificate(), client.key()).build();
+    try (EtcdRegistry registry = EtcdRegistry.connect(wrongCa)) {
+      assertThatThrownBy(() -> registry.register(Instance.of(service, "127.0.0.1", 8080).id("b"),
+          RegistrarConfig.builder().ttl(Duration.ofSeconds(3)).startTimeout(Duration.ofSeconds(2)).build()))
+          .isInstanceOf(RegistryUnavailableException.class).hasMessageContaining(etcd.endpointsString())
+          .as("names the TLS cause").hasMessageContaining("TLS: unable to find valid certification path")
+          .satisfies(e -> System.out.println("[tls IT] wrong CA: " + e.getMessage()));
+    }
+    try (EtcdRegistry good = EtcdRegistry.connect(config().build())) {
+      assertThat(good.list("default", service).instances()).isEmpty();
+    }
+  }
+
+  @Test
+  void withoutAClientCertificateEtcdRefusesTheConnection() {
+    EtcdConfig serverOnly = config().tls(PKI.ca(), null, null).build();
+    try (EtcdRegistry registry = EtcdRegistry.connect(serverOnly)) {
+      assertThatThrownBy(() -> registry.register(Instance.of(service, "127.0.0.1", 8080).id("c"),
+          RegistrarConfig.builder().ttl(Duration.ofSeconds(3)).startTimeout(Duration.ofSeconds(2)).build()))
+          .isInstanceOf(RegistryUnavailableException.class)
+          .as("names the TLS cause").hasMessageContaining("TLS: Received fatal alert: bad_certificate")
+          .satisfies(e -> System.out.println("[tls IT] no client certificate: " + e.getMessage()));
+    }
+  }
+}
