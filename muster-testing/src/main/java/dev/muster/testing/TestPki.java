@@ -39,9 +39,7 @@ public final class TestPki {
       throw new UncheckedIOException("cannot create " + dir + " for test certificates: " + e.getMessage(), e);
     }
     TestPki pki = new TestPki(dir);
-    pki.openssl("ca", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-        "-keyout", pki.dir.resolve("ca-key.pem").toString(), "-out", pki.ca().toString(), "-days", "2",
-        "-subj", "/CN=muster-test-ca");
+    pki.selfSigned("ca", "muster-test-ca");
     pki.issue("server", "etcd-server", "subjectAltName=IP:127.0.0.1,DNS:localhost\n"
         + "extendedKeyUsage=serverAuth,clientAuth");
     return pki;
@@ -71,11 +69,16 @@ public final class TestPki {
   public Path otherCa() {
     Path other = dir.resolve("other-ca.pem");
     if (!Files.isRegularFile(other)) {
-      openssl("other-ca", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-          "-keyout", dir.resolve("other-ca-key.pem").toString(), "-out", other.toString(), "-days", "2",
-          "-subj", "/CN=not-the-muster-test-ca");
+      selfSigned("other-ca", "not-the-muster-test-ca");
     }
     return other;
+  }
+
+  /** A self-signed CA certificate {@code name.pem} with its key {@code name-key.pem}, valid two days. */
+  private void selfSigned(String name, String commonName) {
+    openssl(name, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+        "-keyout", dir.resolve(name + "-key.pem").toString(), "-out", dir.resolve(name + ".pem").toString(),
+        "-days", "2", "-subj", "/CN=" + commonName);
   }
 
   private Pair issue(String name, String commonName, String extensions) {
