@@ -3,6 +3,7 @@ module dev.muster.etcd {
   requires jetcd.core; // jetcd has no Automatic-Module-Name: its file name gives this one
   requires jetcd.common; // its exception types (CompactedException, EtcdException)
   requires io.netty.handler; // TLS: jetcd takes a Netty SslContext
+  requires io.grpc.netty; // ... built with gRPC's ALPN settings
   requires io.grpc; // status codes: errors are classified by code, never by message text
   requires org.slf4j;
 

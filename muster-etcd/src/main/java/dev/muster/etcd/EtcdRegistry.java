@@ -142,11 +142,9 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
   }
 
   private EndpointCache watch(CacheConfig config, CacheDriver.ResumeRule rule, List<EndpointListener> listeners) {
-    List<EndpointCache> holder = new ArrayList<>(1);
     EndpointCache cache = EtcdEndpointCache.start(connection, Objects.requireNonNull(config, "config"), rule, clock,
-        listeners, () -> holder.forEach(caches::remove));
+        listeners, caches::remove); // a cache closed by its user leaves the list
     caches.add(cache);
-    holder.add(cache);
     return cache;
   }
 

@@ -89,4 +89,14 @@ class TlsIT {
           .satisfies(e -> System.out.println("[tls IT] no client certificate: " + e.getMessage()));
     }
   }
+
+  @Test
+  void aKeyFileThatIsNotAKeyFailsConnectNamingTheTlsSettings() throws Exception {
+    Path garbage = Files.writeString(Files.createTempFile("muster-tls-it-", "-key.pem"), "not a key\n");
+    EtcdConfig bad = config().tls(PKI.ca(), PKI.client("orders").certificate(), garbage).build();
+
+    assertThatThrownBy(() -> EtcdRegistry.connect(bad)).isInstanceOf(dev.muster.InvalidInputException.class)
+        .hasMessageStartingWith("tls ").hasMessageContaining(garbage.toString())
+        .hasMessageContaining("PKCS#8 and matching the certificate");
+  }
 }

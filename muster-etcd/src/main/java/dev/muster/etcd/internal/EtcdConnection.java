@@ -4,7 +4,9 @@ import dev.muster.InvalidInputException;
 import dev.muster.etcd.EtcdConfig;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.ClientBuilder;
+import io.grpc.netty.GrpcSslContexts;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -29,12 +31,14 @@ public final class EtcdConnection implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EtcdConnection.class);
 
   private final EtcdConfig config;
+  private final SslContext ssl; // null without TLS
   private volatile Client client;
   private volatile boolean closed;
   private long resets;
 
   public EtcdConnection(EtcdConfig config) {
     this.config = config;
+    this.ssl = sslContext(config);
     this.client = build();
   }
 
@@ -84,26 +88,29 @@ public final class EtcdConnection implements AutoCloseable {
   }
 
   /**
-   * jetcd speaks TLS only when given an SslContext: build it from the PEM files (Netty reads them; jetcd's
-   * builder adds gRPC's ALPN settings). Without a CA file the JVM's default trust applies.
+   * jetcd speaks TLS only when given an SslContext. It is built once, from the PEM files, when the connection is
+   * made (so a bad file fails {@code connect()}, naming it), and every replacement client reuses it: a reset never
+   * reads the files again. gRPC's builder adds the ALPN settings HTTP/2 needs. Without a CA file the JVM's default
+   * trust applies.
    */
-  private static void tls(ClientBuilder builder, EtcdConfig.Tls tls) {
+  private static SslContext sslContext(EtcdConfig config) {
+    if (!"https".equals(config.endpoints().get(0).getScheme())) {
+      return null;
+    }
+    EtcdConfig.Tls tls = config.tls();
     try {
-      builder.sslContext(ssl -> {
-        if (tls != null && tls.caCert() != null) {
-          ssl.trustManager(tls.caCert().toFile());
-        }
-        if (tls != null && tls.clientCert() != null) {
-          ssl.keyManager(tls.clientCert().toFile(), tls.clientKey().toFile());
-        }
-      });
+      SslContextBuilder ssl = GrpcSslContexts.forClient();
+      if (tls != null && tls.caCert() != null) {
+        ssl.trustManager(tls.caCert().toFile());
+      }
+      if (tls != null && tls.clientCert() != null) {
+        ssl.keyManager(tls.clientCert().toFile(), tls.clientKey().toFile());
+      }
+      return ssl.build();
     } catch (SSLException | IllegalArgumentException e) {
       throw new InvalidInputException("tls", tls == null ? "(default trust)" : tls.toString(),
           "check the CA, certificate and key files (PEM; the key in PKCS#8 and matching the certificate): "
               + e.getMessage());
-    }
-    if (tls != null && tls.authority() != null) {
-      builder.authority(tls.authority());
     }
   }
 
@@ -114,8 +121,11 @@ public final class EtcdConnection implements AutoCloseable {
       builder.user(ByteSequence.from(config.credentials().user(), StandardCharsets.UTF_8))
           .password(ByteSequence.from(config.credentials().password(), StandardCharsets.UTF_8));
     }
-    if ("https".equals(config.endpoints().get(0).getScheme())) {
-      tls(builder, config.tls());
+    if (ssl != null) {
+      builder.sslContext(ssl);
+      if (config.tls() != null && config.tls().authority() != null) {
+        builder.authority(config.tls().authority());
+      }
     }
     return builder
         .endpoints(config.endpoints().toArray(URI[]::new))

@@ -39,6 +39,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -84,7 +85,7 @@ public final class EtcdEndpointCache implements EndpointCache {
   private final Map<Long, Watch.Watcher> watchers = new HashMap<>(); // loop thread only
   private volatile EndpointSet current = EndpointSet.EMPTY;
   private volatile boolean closed;
-  private Runnable onClosed = () -> { };
+  private Consumer<EndpointCache> onClosed = cache -> { };
   private volatile long malformed;
 
   private EtcdEndpointCache(EtcdConnection connection, CacheConfig config, CacheDriver.ResumeRule rule, Clock clock) {
@@ -110,7 +111,7 @@ public final class EtcdEndpointCache implements EndpointCache {
    * once, on the thread that closes the cache, after it has closed.
    */
   public static EtcdEndpointCache start(EtcdConnection connection, CacheConfig config, CacheDriver.ResumeRule rule,
-      Clock clock, List<EndpointListener> listeners, Runnable onClosed) {
+      Clock clock, List<EndpointListener> listeners, Consumer<EndpointCache> onClosed) {
     EtcdEndpointCache cache = new EtcdEndpointCache(connection, config, rule, clock);
     cache.onClosed = java.util.Objects.requireNonNull(onClosed, "onClosed");
     listeners.forEach(cache.listeners::add);
@@ -185,7 +186,7 @@ public final class EtcdEndpointCache implements EndpointCache {
     }
     loop.shutdownNow();
     notifyExecutor.shutdown();
-    onClosed.run();
+    onClosed.accept(this);
   }
 
   // ---- plumbing ------------------------------------------------------------------------------------
