@@ -9,7 +9,6 @@ import dev.muster.registry.Instance;
 import dev.muster.testing.EtcdCluster;
 import dev.muster.testing.FaultProxy;
 import java.time.Duration;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -23,6 +22,7 @@ class EndpointCacheIT {
   @RegisterExtension
   static EtcdCluster etcd = EtcdCluster.builder().members(1).build();
 
+  private ProxiedEtcd fixture;
   private FaultProxy proxy;
   private EtcdRegistry viaProxy;
   private PlainEtcdWriter registry;
@@ -30,16 +30,15 @@ class EndpointCacheIT {
 
   @BeforeEach
   void setUp() {
-    proxy = FaultProxy.to(etcd.member(0).clientUrl());
-    viaProxy = EtcdRegistry.connect(EtcdConfig.of(proxy.uri().toString()));
-    registry = new PlainEtcdWriter(etcd.endpoints(), "svc-" + UUID.randomUUID().toString().substring(0, 8));
+    fixture = new ProxiedEtcd(etcd);
+    proxy = fixture.proxy;
+    viaProxy = fixture.viaProxy;
+    registry = fixture.writer;
   }
 
   @AfterEach
   void tearDown() {
-    viaProxy.close();
-    proxy.close();
-    registry.close();
+    fixture.close();
   }
 
   private CacheConfig.Builder config() {

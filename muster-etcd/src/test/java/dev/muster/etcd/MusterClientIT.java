@@ -17,7 +17,6 @@ import dev.muster.testing.FaultProxy;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -35,6 +34,7 @@ class MusterClientIT {
   @RegisterExtension
   static EtcdCluster etcd = EtcdCluster.builder().members(1).build();
 
+  private ProxiedEtcd fixture;
   private FaultProxy proxy;
   private EtcdRegistry viaProxy;
   private PlainEtcdWriter registry;
@@ -44,16 +44,15 @@ class MusterClientIT {
 
   @BeforeEach
   void setUp() {
-    proxy = FaultProxy.to(etcd.member(0).clientUrl());
-    viaProxy = EtcdRegistry.connect(EtcdConfig.of(proxy.uri().toString()));
-    registry = new PlainEtcdWriter(etcd.endpoints(), "svc-" + UUID.randomUUID().toString().substring(0, 8));
+    fixture = new ProxiedEtcd(etcd);
+    proxy = fixture.proxy;
+    viaProxy = fixture.viaProxy;
+    registry = fixture.writer;
   }
 
   @AfterEach
   void tearDown() {
-    viaProxy.close();
-    proxy.close();
-    registry.close();
+    fixture.close();
   }
 
   private CacheConfig config() {

@@ -9,7 +9,6 @@ import dev.muster.registry.Instance;
 import dev.muster.testing.EtcdCluster;
 import dev.muster.testing.FaultProxy;
 import java.time.Duration;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,22 +30,22 @@ class ResumeAtCompactionIT {
 
   private static final Duration CATCH_UP = Duration.ofSeconds(30);
 
+  private ProxiedEtcd fixture;
   private FaultProxy proxy;
   private EtcdRegistry viaProxy;
   private PlainEtcdWriter registry;
 
   @BeforeEach
   void setUp() {
-    proxy = FaultProxy.to(etcd.member(0).clientUrl());
-    viaProxy = EtcdRegistry.connect(EtcdConfig.of(proxy.uri().toString()));
-    registry = new PlainEtcdWriter(etcd.endpoints(), "svc-" + UUID.randomUUID().toString().substring(0, 8));
+    fixture = new ProxiedEtcd(etcd);
+    proxy = fixture.proxy;
+    viaProxy = fixture.viaProxy;
+    registry = fixture.writer;
   }
 
   @AfterEach
   void tearDown() {
-    viaProxy.close();
-    proxy.close();
-    registry.close();
+    fixture.close();
   }
 
   private EndpointCache watch() {
