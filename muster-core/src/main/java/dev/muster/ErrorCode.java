@@ -13,6 +13,13 @@ public enum ErrorCode {
   DUPLICATE_INSTANCE,
   /** etcd could not be reached (or had no leader) when it was needed. */
   REGISTRY_UNAVAILABLE,
+  /**
+   * etcd did not accept who the client says it is: a wrong password, an unknown user, no user where etcd requires
+   * one, or a TLS certificate refused (by etcd, or etcd's by the client).
+   */
+  AUTHENTICATION_FAILED,
+  /** etcd knows the user but its roles do not allow this key or prefix; the message names the permission needed. */
+  PERMISSION_DENIED,
   /** A call found no endpoint of its service to try (none registered, or no set published yet). */
   NO_ENDPOINT,
   /** The provider's lease expired or was revoked behind its back. */

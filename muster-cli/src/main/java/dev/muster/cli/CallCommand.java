@@ -162,6 +162,9 @@ final class CallCommand implements Callable<Integer> {
     }, "muster-call-summary");
     try {
       if (!client.awaitReady(startTimeout)) {
+        client.cacheFailure().ifPresent(refused -> {
+          throw refused;
+        });
         throw new RegistryUnavailableException("no endpoint set for " + service + " within "
             + startTimeout.toMillis() + " ms: etcd at " + registry.config().endpoints() + " did not answer; start"
             + " etcd (./muster etcd) or check --endpoints", null);

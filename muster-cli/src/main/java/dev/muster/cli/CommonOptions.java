@@ -5,7 +5,8 @@ import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
 /**
- * The options every registry command takes (SPEC §7): where etcd is, which namespace to use, and {@code --help}.
+ * The options every registry command takes (SPEC §7): where etcd is, how to reach it (TLS files, an etcd user),
+ * which namespace to use, and {@code --help}.
  * A picocli mixin; one instance per parsed command, confined to the thread that runs it. It brings its own
  * {@code --help} instead of picocli's standard help options because those also claim {@code --version}, which
  * {@code muster register} needs for the service version.
@@ -37,6 +38,16 @@ final class CommonOptions {
           + " (default: $MUSTER_AUTHORITY).")
   String authority;
 
+  @Option(names = "--user", paramLabel = "NAME",
+      description = "etcd user to authenticate as, with --password-file (default: $MUSTER_USER). Under"
+          + " client-certificate auth the certificate's CN is the user and no password is needed.")
+  String user;
+
+  @Option(names = "--password-file", paramLabel = "FILE",
+      description = "File whose first line is the --user's password (default: $MUSTER_PASSWORD_FILE). There is no"
+          + " password flag: a password on the command line shows in ps and in shell history.")
+  Path passwordFile;
+
   @Option(names = "--namespace", paramLabel = "NAME", defaultValue = "default",
       description = "Registry namespace (default ${DEFAULT-VALUE}).")
   String namespace;
@@ -61,6 +72,18 @@ final class CommonOptions {
     String name = authority != null ? authority : blankToNull(env.apply("MUSTER_AUTHORITY"));
     if (name != null) {
       b.authority(name);
+    }
+    String etcdUser = user != null ? user : blankToNull(env.apply("MUSTER_USER"));
+    Path secret = file(passwordFile, env.apply("MUSTER_PASSWORD_FILE"));
+    if (etcdUser != null && secret == null) {
+      throw new Errors.UsageException("--user " + etcdUser + " needs --password-file FILE (or $MUSTER_PASSWORD_FILE)"
+          + " holding its password");
+    }
+    if (secret != null && etcdUser == null) {
+      throw new Errors.UsageException("--password-file needs --user NAME (or $MUSTER_USER): whose password is it?");
+    }
+    if (etcdUser != null) {
+      b.credentials(etcdUser, secret);
     }
     return b.build();
   }

@@ -8,7 +8,8 @@ import picocli.CommandLine.ParameterException;
 
 /**
  * Turns bad usage and failures into one line on stderr and an exit code (SPEC §7: 0 ok, 2 bad usage or input,
- * 3 duplicate instance id, 4 registry unreachable, 1 anything else). The library's messages speak of its own
+ * 3 duplicate instance id, 4 registry unreachable, 5 etcd refused the credentials or the permission, 1 anything
+ * else). The library's messages speak of its own
  * configuration; this is where the command line adds what to do in its own words (flags, {@code ./muster etcd}).
  */
 final class Errors {
@@ -16,6 +17,7 @@ final class Errors {
   static final int FAILURE = 1;
   static final int DUPLICATE = 3;
   static final int UNREACHABLE = 4;
+  static final int REFUSED = 5;
 
   private Errors() {}
 
@@ -58,6 +60,7 @@ final class Errors {
       case INVALID_INPUT -> USAGE;
       case DUPLICATE_INSTANCE -> DUPLICATE;
       case REGISTRY_UNAVAILABLE -> UNREACHABLE;
+      case AUTHENTICATION_FAILED, PERMISSION_DENIED -> REFUSED;
       case NO_ENDPOINT, LEASE_LOST, INTERNAL -> FAILURE;
     };
   }
@@ -67,6 +70,9 @@ final class Errors {
     return switch (code) {
       case REGISTRY_UNAVAILABLE -> " (start etcd with ./muster etcd, or check --endpoints / MUSTER_ENDPOINTS)";
       case DUPLICATE_INSTANCE -> " (--id sets the instance id)";
+      case AUTHENTICATION_FAILED -> " (check --user and --password-file, or --cert, --key and --cacert)";
+      case PERMISSION_DENIED -> " (etcd's root can grant it: muster auth grant-provider SERVICE USER, or"
+          + " grant-consumer; muster auth ls shows the grants)";
       default -> "";
     };
   }

@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 /**
  * {@code muster}: the command line. Every error reaches the user as one line on stderr saying what was wrong
  * and what to do, with the exit codes of SPEC §7: 0 ok, 2 bad usage or input, 3 duplicate instance id,
- * 4 registry unreachable at start, 1 anything else. Set {@code MUSTER_DEBUG=1} to also see stack traces.
+ * 4 registry unreachable at start, 5 etcd refused the credentials or the permission, 1 anything else. Set {@code MUSTER_DEBUG=1} to also see stack traces.
  */
 @Command(
     name = "muster",
@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
     versionProvider = Main.Version.class,
     description = "Service discovery for Java on etcd.",
     subcommands = {RegisterCommand.class, LsCommand.class, WatchCommand.class, CallCommand.class, EtcdCommand.class,
-        LabCommand.class, ChaosCommand.class, CommandLine.HelpCommand.class},
+        AuthCommand.class, LabCommand.class, ChaosCommand.class, CommandLine.HelpCommand.class},
     usageHelpAutoWidth = true,
     footer = {"", "Also: ./muster test (the whole test suite) and ./muster bench [--quick] (benchmarks against raw"
         + " jetcd and Curator; ./muster bench --help)."})

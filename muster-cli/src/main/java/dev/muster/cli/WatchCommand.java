@@ -2,6 +2,7 @@ package dev.muster.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.muster.MusterException;
 import dev.muster.RegistryUnavailableException;
 import dev.muster.cache.CacheConfig;
 import dev.muster.cache.EndpointCache;
@@ -72,6 +73,11 @@ final class WatchCommand implements Callable<Integer> {
       description = "Negative control for the lab: after a break, watch from now and never re-range.")
   boolean resumeFromNow;
 
+  /** Counted down by the shutdown hook, or when the cache fails for good. */
+  private final CountDownLatch stopped = new CountDownLatch(1);
+  private final java.util.concurrent.atomic.AtomicReference<MusterException> failure =
+      new java.util.concurrent.atomic.AtomicReference<>();
+
   @Override
   public Integer call() throws InterruptedException {
     CacheConfig.Builder config = CacheConfig.builder(service).namespace(common.namespace).version(version)
@@ -82,7 +88,6 @@ final class WatchCommand implements Callable<Integer> {
     CacheConfig cacheConfig = config.build();
     PrintWriter out = spec.commandLine().getOut();
     EtcdRegistry registry = EtcdRegistry.connect(common.etcdConfig());
-    CountDownLatch stopped = new CountDownLatch(1);
     Thread stopper = new Thread(() -> {
       registry.close();
       stopped.countDown();
@@ -93,11 +98,20 @@ final class WatchCommand implements Callable<Integer> {
     if (!cache.awaitReady(startTimeout)) {
       Runtime.getRuntime().removeShutdownHook(stopper);
       registry.close();
+      cache.failure().ifPresent(refused -> {
+        throw refused;
+      });
       throw new RegistryUnavailableException("no endpoint set for " + service + " within " + startTimeout.toMillis()
           + " ms: etcd at " + registry.config().endpoints() + " did not answer; start etcd (./muster etcd) or check"
           + " --endpoints", null);
     }
     stopped.await();
+    MusterException refused = failure.get();
+    if (refused != null) { // etcd refused the cache after its first set (e.g. a permission revoked): exit 5
+      Runtime.getRuntime().removeShutdownHook(stopper);
+      registry.close();
+      throw refused;
+    }
     return 0;
   }
 
@@ -146,6 +160,12 @@ final class WatchCommand implements Callable<Integer> {
       } else {
         plain("recovered after " + staleFor.toMillis() + " ms stale", null);
       }
+    }
+
+    @Override
+    public void onFailed(EndpointSet set, MusterException why) {
+      failure.set(why);
+      stopped.countDown();
     }
 
     private ObjectNode line(String event, EndpointSet set) {

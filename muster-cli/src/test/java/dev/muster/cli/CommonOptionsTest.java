@@ -26,4 +26,24 @@ class CommonOptionsTest {
     assertThat(options.etcdConfig(env::get).tls().caCert()).as("the flag wins").isEqualTo(other);
     assertThat(new CommonOptions().etcdConfig(Map.<String, String>of()::get).tls()).isNull();
   }
+
+  @Test
+  void theUserComesWithAPasswordFileNeverAPasswordFlag() throws Exception {
+    Path secret = Files.writeString(dir.resolve("pw"), "s3cret\n");
+    CommonOptions options = new CommonOptions();
+    options.user = "orders";
+    options.passwordFile = secret;
+
+    assertThat(options.etcdConfig(Map.<String, String>of()::get).credentials().password()).isEqualTo("s3cret");
+    CommonOptions fromEnv = new CommonOptions();
+    assertThat(fromEnv.etcdConfig(Map.of("MUSTER_USER", "billing", "MUSTER_PASSWORD_FILE", secret.toString())::get)
+        .credentials().user()).isEqualTo("billing");
+    CommonOptions half = new CommonOptions();
+    half.user = "orders";
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> half.etcdConfig(Map.<String, String>of()::get))
+        .hasMessageContaining("--user orders needs --password-file");
+    options.passwordFile = dir.resolve("missing");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> options.etcdConfig(Map.<String, String>of()::get))
+        .hasMessageContaining("password-file").hasMessageContaining("no such file");
+  }
 }

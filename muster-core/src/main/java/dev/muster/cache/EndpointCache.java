@@ -35,7 +35,20 @@ public interface EndpointCache extends AutoCloseable {
   /** Values excluded because they did not decode. */
   long malformedCount();
 
-  /** Waits until the first set is published (from etcd or the disk snapshot); false on timeout. */
+  /**
+   * Why the cache stopped for good, if it did: etcd refused its user read access to the prefix
+   * ({@link dev.muster.ErrorCode#PERMISSION_DENIED}) or refused its credentials
+   * ({@link dev.muster.ErrorCode#AUTHENTICATION_FAILED}). Retrying with the same credentials cannot help, so a
+   * failed cache does not retry; it serves its last set, stale, until closed. Empty while the cache works.
+   */
+  default Optional<dev.muster.MusterException> failure() {
+    return Optional.empty();
+  }
+
+  /**
+   * Waits until the first set is published (from etcd or the disk snapshot); false on timeout, and at once when
+   * the cache has {@linkplain #failure() failed} without one.
+   */
   boolean awaitReady(Duration timeout);
 
   /**

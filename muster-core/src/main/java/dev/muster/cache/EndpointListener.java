@@ -16,4 +16,10 @@ public interface EndpointListener {
 
   /** The cache is watching etcd again after being stale for {@code staleFor}. */
   default void onRecovered(EndpointSet set, Duration staleFor) {}
+
+  /**
+   * The cache stopped for good: etcd refused it (see {@link EndpointCache#failure()}). {@code set} is the last set,
+   * still served, and nothing follows.
+   */
+  default void onFailed(EndpointSet set, dev.muster.MusterException why) {}
 }

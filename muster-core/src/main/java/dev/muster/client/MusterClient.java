@@ -105,6 +105,13 @@ public final class MusterClient implements AutoCloseable {
           release(null);
         }
       }
+
+      @Override
+      public void onFailed(EndpointSet set, dev.muster.MusterException why) {
+        if (firstSet.completeExceptionally(why)) { // refused before any set: waiting calls fail with why
+          release(why);
+        }
+      }
     };
     if (b.cache != null) {
       this.cache = b.cache;
@@ -155,7 +162,7 @@ public final class MusterClient implements AutoCloseable {
     }, firstSetTimeout);
     if (firstSet.isDone()) { // the first set (or close) came after isReady() and may have missed this gate
       waiting.remove(gate);
-      gate.complete(isReady() ? null : closedFailure());
+      gate.complete(isReady() ? null : firstSetFailure());
     }
     CompletableFuture<CallResult<T>> result = new CompletableFuture<>();
     result.whenComplete((r, e) -> {
@@ -201,8 +208,9 @@ public final class MusterClient implements AutoCloseable {
   }
 
   /**
-   * Blocks until the balancer has taken the cache's first set, for up to {@code timeout}; false on timeout or once
-   * closed. For start-up code and tests: {@link #call} does not need it.
+   * Blocks until the balancer has taken the cache's first set, for up to {@code timeout}; false on timeout, once
+   * closed, or at once when the cache {@linkplain EndpointCache#failure() failed} first (etcd refused it). For
+   * start-up code and tests: {@link #call} does not need it.
    */
   public boolean awaitReady(Duration timeout) {
     try {
@@ -214,6 +222,11 @@ public final class MusterClient implements AutoCloseable {
       Thread.currentThread().interrupt();
       return false;
     }
+  }
+
+  /** Why the client's endpoint cache stopped for good (etcd refused it), if it did; see {@link EndpointCache#failure()}. */
+  public java.util.Optional<dev.muster.MusterException> cacheFailure() {
+    return cache.failure();
   }
 
   /** Calls waiting for the first set now (each leaves on the first set, its timeout, its cancel or close). */
@@ -264,6 +277,11 @@ public final class MusterClient implements AutoCloseable {
       waiting.remove(gate);
       gate.complete(failure);
     }
+  }
+
+  /** Why the first set will never come: the cache's refusal, or close. */
+  private RuntimeException firstSetFailure() {
+    return cache.failure().<RuntimeException>map(f -> f).orElseGet(this::closedFailure);
   }
 
   private IllegalStateException closedFailure() {

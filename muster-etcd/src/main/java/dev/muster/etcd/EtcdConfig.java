@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Where etcd is and how to talk to it. Immutable; build it with {@link #builder()}, {@link #of(String)} or, from a
@@ -37,7 +38,8 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
   public static final String DEFAULT_ENDPOINT = "http://127.0.0.1:2379";
 
   /** The keys {@link #fromSettings(Map)} reads. */
-  public static final List<String> SETTINGS = List.of("endpoints", "root", "request-timeout", "user", "password");
+  public static final List<String> SETTINGS = List.of("endpoints", "root", "request-timeout", "user", "password",
+      "password-file");
 
   /**
    * An etcd user and its password; {@link #toString()} never shows the password.
@@ -53,6 +55,30 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
       if (password == null || password.isEmpty()) {
         throw new InvalidInputException("password", "(empty)", "give the password of etcd user " + user);
       }
+    }
+
+    /**
+     * The user with the password held in {@code passwordFile}: its first line, without the line break (as
+     * {@code echo secret > file} writes it). The password never has to appear on a command line or in a log.
+     *
+     * @throws InvalidInputException naming the file when it is missing, unreadable or empty
+     */
+    public static Credentials fromPasswordFile(String user, Path passwordFile) {
+      Objects.requireNonNull(passwordFile, "passwordFile");
+      requireReadable("password-file", passwordFile);
+      String text;
+      try {
+        text = Files.readString(passwordFile, java.nio.charset.StandardCharsets.UTF_8);
+      } catch (java.io.IOException | java.io.UncheckedIOException e) {
+        throw new InvalidInputException("password-file", passwordFile.toString(), "cannot read it ("
+            + e.getMessage() + "): give a UTF-8 text file whose first line is the password");
+      }
+      String password = text.lines().findFirst().orElse("");
+      if (password.isEmpty()) {
+        throw new InvalidInputException("password-file", passwordFile.toString(),
+            "its first line is empty: write the password of etcd user " + user + " on it");
+      }
+      return new Credentials(user, password);
     }
 
     @Override
@@ -85,12 +111,31 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
       }
     }
 
-    private static void requireReadable(String field, Path file) {
-      if (file != null && !Files.isReadable(file)) {
-        throw new InvalidInputException(field, file.toString(), Files.exists(file)
-            ? "the file is not readable by this process: check its permissions"
-            : "no such file: give the path of a PEM file");
+    /**
+     * The common name of the client certificate, which etcd takes as the user name under
+     * {@code --client-cert-auth} when no password is given; empty without a client certificate.
+     */
+    public Optional<String> certificateUser() {
+      if (clientCert == null) {
+        return Optional.empty();
       }
+      try (var in = Files.newInputStream(clientCert)) {
+        var cert = (java.security.cert.X509Certificate) java.security.cert.CertificateFactory.getInstance("X.509")
+            .generateCertificate(in);
+        return new javax.naming.ldap.LdapName(cert.getSubjectX500Principal().getName()).getRdns().stream()
+            .filter(r -> "CN".equalsIgnoreCase(r.getType())).map(r -> r.getValue().toString()).findFirst();
+      } catch (java.io.IOException | java.security.cert.CertificateException | javax.naming.InvalidNameException
+          | ClassCastException e) {
+        return Optional.empty(); // connect() names the unreadable file; here it just has no user to show
+      }
+    }
+  }
+
+  private static void requireReadable(String field, Path file) {
+    if (file != null && !Files.isReadable(file)) {
+      throw new InvalidInputException(field, file.toString(), Files.exists(file)
+          ? "the file is not readable by this process: check its permissions"
+          : "no such file: give the path of " + ("password-file".equals(field) ? "a password file" : "a PEM file"));
     }
   }
 
@@ -153,7 +198,8 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
   /**
    * A configuration from plain settings, as a user keeps them (for example under a prefix of their own
    * properties): {@code endpoints} (comma-separated URLs), {@code root} (key root), {@code request-timeout}
-   * ({@code 2s}), {@code user} and {@code password} (both or neither). A missing key keeps its default.
+   * ({@code 2s}), {@code user} with {@code password} or {@code password-file} (a file whose first line is the
+   * password). A missing key keeps its default.
    *
    * @throws InvalidInputException for an unknown key (a misspelt setting is never ignored) or a bad value, named
    */
@@ -176,10 +222,28 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
     }
     String user = settings.get("user");
     String password = settings.get("password");
-    if (user != null || password != null) {
+    String passwordFile = settings.get("password-file");
+    if (password != null && passwordFile != null) {
+      throw new InvalidInputException("password-file", passwordFile, "give password or password-file, not both");
+    }
+    if (passwordFile != null) {
+      b.credentials(user, Path.of(passwordFile));
+    } else if (user != null || password != null) {
       b.credentials(user, password);
     }
     return b.build();
+  }
+
+  /**
+   * Who etcd will take this client for, in words for messages: {@code etcd user "orders"} (a password),
+   * {@code etcd user "orders" (client certificate CN)} under client-certificate auth, or {@code no etcd user}.
+   */
+  public String identity() {
+    if (credentials != null) {
+      return "etcd user \"" + credentials.user() + "\"";
+    }
+    return Optional.ofNullable(tls).flatMap(Tls::certificateUser)
+        .map(cn -> "etcd user \"" + cn + "\" (client certificate CN)").orElse("no etcd user");
   }
 
   public EtcdConfig withLayout(RegistryLayout layout) {
@@ -250,6 +314,12 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
     public Builder authority(String authority) {
       this.tls = tls == null ? new Tls(null, null, null, authority)
           : new Tls(tls.caCert(), tls.clientCert(), tls.clientKey(), authority);
+      return this;
+    }
+
+    /** Authenticates as etcd user {@code user} with the password on the first line of {@code passwordFile}. */
+    public Builder credentials(String user, Path passwordFile) {
+      this.credentials = Credentials.fromPasswordFile(user, passwordFile);
       return this;
     }
 

@@ -315,8 +315,62 @@ public final class EtcdCluster implements AutoCloseable, BeforeAllCallback, Afte
         throw e;
       }
     }
+    if (config.auth) {
+      enableAuth();
+    }
     if (config.dataDir != null) {
       savePorts(ports);
+    }
+  }
+
+  /** Root with this cluster's password, then auth enable; done once per data directory. */
+  private void enableAuth() {
+    Path file = rootPasswordFile();
+    try {
+      if (!Files.exists(file)) {
+        Files.writeString(file, UUID.randomUUID() + "\n");
+        file.toFile().setReadable(false, false);
+        file.toFile().setReadable(true, true);
+      }
+      String password = rootPassword();
+      for (EtcdMember m : members) {
+        EtcdHttp.useAuth(m.clientUrl(), "root", password);
+      }
+      if (!EtcdHttp.authEnabled(members.get(0).clientUrl(), CALL_TIMEOUT)) {
+        EtcdHttp.enableAuth(members.get(0).clientUrl(), "root", password, CALL_TIMEOUT);
+      }
+    } catch (IOException e) {
+      throw new EtcdLaunchException("cannot write the root password to " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Whether the cluster runs with etcd authentication ({@link Builder#auth}). */
+  public boolean authEnabled() {
+    return config.auth;
+  }
+
+  /** The password of etcd user {@code root}, when the cluster runs with {@link Builder#auth}. */
+  public synchronized String rootPassword() {
+    requireAuth();
+    try {
+      return Files.readString(rootPasswordFile()).strip();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + rootPasswordFile() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The file holding root's password (first line), for {@code muster --user root --password-file FILE}. */
+  public synchronized Path rootPasswordFile() {
+    requireAuth();
+    return baseDir.resolve("root-password");
+  }
+
+  private void requireAuth() {
+    if (!config.auth) {
+      throw new IllegalStateException("this cluster runs without etcd authentication: build it with auth()");
+    }
+    if (baseDir == null) {
+      throw new IllegalStateException("start the cluster first");
     }
   }
 
@@ -338,6 +392,9 @@ public final class EtcdCluster implements AutoCloseable, BeforeAllCallback, Afte
     }
     if (config.electionTimeout != null) {
       args.addAll(List.of("--election-timeout", Long.toString(config.electionTimeout.toMillis())));
+    }
+    if (config.authTokenTtl != null) {
+      args.addAll(List.of("--auth-token-ttl", Long.toString(Math.max(1, config.authTokenTtl.toSeconds()))));
     }
     if (config.pki != null) {
       String ca = config.pki.ca().toString();
@@ -494,8 +551,27 @@ public final class EtcdCluster implements AutoCloseable, BeforeAllCallback, Afte
     private List<String> extraArgs = List.of();
     private boolean healBetweenTests = true;
     private TestPki pki;
+    private boolean auth;
+    private Duration authTokenTtl;
 
     private Builder() {}
+
+    /**
+     * Turn etcd authentication on once the members are up: user {@code root} (role root) with a password made
+     * for this cluster ({@link EtcdCluster#rootPassword()}, also in the file {@link EtcdCluster#rootPasswordFile()}),
+     * then auth enable. With {@link #tls}, {@link TestPki#client client("root")} authenticates as root too. On a
+     * {@link #dataDir} that already holds an auth-enabled cluster nothing is done again. Default: off.
+     */
+    public Builder auth() {
+      this.auth = true;
+      return this;
+    }
+
+    /** etcd's {@code --auth-token-ttl}: how long a simple token lives unused (etcd's default 300 s). */
+    public Builder authTokenTtl(Duration ttl) {
+      this.authTokenTtl = Objects.requireNonNull(ttl, "ttl");
+      return this;
+    }
 
     /**
      * Serve clients and peers over TLS with certificates from {@code pki}, and require a client certificate

@@ -1,5 +1,6 @@
 package dev.muster.cache.internal;
 
+import dev.muster.MusterException;
 import dev.muster.cache.CacheConfig;
 import dev.muster.cache.EndpointDelta;
 import dev.muster.cache.EndpointSet;
@@ -31,7 +32,12 @@ import org.slf4j.LoggerFactory;
  * Broken   --backoff elapsed (or etcd reachable again)-->  Watching from last
  * Watching --compacted-->                   Syncing (full range, replace, never merge)
  * any      --revision backwards, cluster id changed, untrusted event-->  Syncing
+ * Syncing  --range refused: permission denied, authentication failed-->  Failed (terminal: keep set, stale)
  * </pre>
+ *
+ * <p>A watch etcd refuses arrives as a cancelled stream with no code to tell a denial from anything else (jetcd
+ * 0.8.6); such a stream resyncs after the backoff, and the range tells: refused, the cache fails for good instead
+ * of looping (jetcd itself would re-create a denied watch every 500 ms forever).
  *
  * <h2>Where a watch starts: at the checkpoint, never after it</h2>
  * Every watch this class opens starts at {@code last}, the revision the applier already holds: at R after a range at R
@@ -76,7 +82,7 @@ public final class CacheDriver {
   private static final Logger log = LoggerFactory.getLogger(CacheDriver.class);
 
   /** Where the driver is. */
-  public enum State { NEW, SYNCING, WATCHING, BROKEN, CLOSED }
+  public enum State { NEW, SYNCING, WATCHING, BROKEN, FAILED, CLOSED }
 
   /**
    * Where a broken watch resumes. Not a setting of {@link CacheConfig}: production caches always resume at the
@@ -141,14 +147,28 @@ public final class CacheDriver {
   public static final class CacheIoException extends RuntimeException {
     private static final long serialVersionUID = 1L;
     private final boolean connectionInDoubt;
+    private final transient MusterException refusal;
 
     public CacheIoException(String message, Throwable cause, boolean connectionInDoubt) {
       super(message, cause);
       this.connectionInDoubt = connectionInDoubt;
+      this.refusal = null;
+    }
+
+    /** etcd refused the client ({@code refusal} says why): the cache fails for good, no retry can help. */
+    public CacheIoException(MusterException refusal) {
+      super(refusal.getMessage(), refusal);
+      this.connectionInDoubt = false;
+      this.refusal = refusal;
     }
 
     public boolean connectionInDoubt() {
       return connectionInDoubt;
+    }
+
+    /** Why etcd refused, when it did for good; empty for failures a retry may fix. */
+    public Optional<MusterException> refusal() {
+      return Optional.ofNullable(refusal);
     }
   }
 
@@ -167,6 +187,9 @@ public final class CacheDriver {
     void recovered(EndpointSet set, Duration staleFor);
 
     default void held(EndpointSet kept, int wouldRemove, Duration holdFor) {}
+
+    /** The driver stopped for good; {@code set} is the last published set. */
+    default void failed(EndpointSet set, MusterException why) {}
   }
 
   private final CacheConfig config;
@@ -212,6 +235,7 @@ public final class CacheDriver {
   private volatile long lastActivityNanos;
   private long openedAtNanos;
   private volatile long resyncs;
+  private volatile MusterException failure;
 
   public CacheDriver(CacheConfig config, ResumeRule rule, RevisionApplier applier, Io io, Timer timer, Clock clock,
       LongSupplier nanoTime, Backoff backoff, Publisher publisher, SnapshotStore store) {
@@ -245,6 +269,11 @@ public final class CacheDriver {
 
   public long resyncCount() {
     return resyncs;
+  }
+
+  /** Why the driver stopped for good, if it did. */
+  public Optional<MusterException> failure() {
+    return Optional.ofNullable(failure);
   }
 
   // ---- inputs (driver thread) ----------------------------------------------------------------------
@@ -372,6 +401,10 @@ public final class CacheDriver {
     try {
       range = io.range();
     } catch (CacheIoException e) {
+      if (e.refusal().isPresent()) {
+        fail(e.refusal().get());
+        return;
+      }
       connectionInDoubt = e.connectionInDoubt();
       String failure = "range failed: " + e.getMessage();
       if (!everPublished) {
@@ -424,6 +457,25 @@ public final class CacheDriver {
     openedAtNanos = nanoTime.getAsLong(); // the stall check counts silence from here, lastEventAge does not
     io.watch(stream, fromRevision);
     armStallCheck();
+  }
+
+  /** Terminal: etcd refused this cache's user. Nothing is retried; the last set stays, stale. */
+  private void fail(MusterException why) {
+    closeStream();
+    state = State.FAILED;
+    cancelRetry.run();
+    pendingRetry = null;
+    cancelProbe.run();
+    cancelStallCheck.run();
+    cancelHoldRelease.run();
+    if (!stale) { // no onStale: the failure is the one report, and it says more
+      staleSince = clock.instant();
+      staleSinceNanos = nanoTime.getAsLong();
+      stale = true;
+    }
+    failure = why;
+    log.warn("endpoint cache of {} stopped: {}", config.service(), why.getMessage());
+    publisher.failed(published, why);
   }
 
   private void broken(String reason) {

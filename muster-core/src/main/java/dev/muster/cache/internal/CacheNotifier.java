@@ -38,6 +38,7 @@ public final class CacheNotifier {
   private EndpointSet delivered; // null until the first publication
   private Instant staleSince; // null while fresh
   private String staleReason;
+  private dev.muster.MusterException failure; // null unless the cache stopped for good
 
   /** {@code executor} runs one task at a time, in order; {@code service} names the cache in log lines. */
   public CacheNotifier(Executor executor, String service) {
@@ -63,6 +64,11 @@ public final class CacheNotifier {
             String reason = staleReason;
             call(listener, l -> l.onStale(set, since, reason));
           }
+        }
+        if (failure != null) {
+          dev.muster.MusterException why = failure;
+          EndpointSet set = delivered == null ? EndpointSet.EMPTY : delivered;
+          call(listener, l -> l.onFailed(set, why));
         }
       });
     } catch (RejectedExecutionException e) {
@@ -94,6 +100,14 @@ public final class CacheNotifier {
       staleSince = null;
       staleReason = null;
       listeners.forEach(l -> call(l, x -> x.onRecovered(set, staleFor)));
+    });
+  }
+
+  /** The cache stopped for good (etcd refused it) and keeps serving {@code set}. */
+  public void failed(EndpointSet set, dev.muster.MusterException why) {
+    enqueue(() -> {
+      failure = why;
+      listeners.forEach(l -> call(l, x -> x.onFailed(set, why)));
     });
   }
 

@@ -1,7 +1,10 @@
 package dev.muster.registry.internal;
 
+import dev.muster.AccessDeniedException;
 import dev.muster.DuplicateInstanceException;
+import dev.muster.ErrorCode;
 import dev.muster.InvalidInputException;
+import dev.muster.MusterException;
 import dev.muster.RegistryUnavailableException;
 import dev.muster.internal.Backoff;
 import dev.muster.registry.Instance;
@@ -112,7 +115,16 @@ public final class RegistrarDriver {
     /** The registry could not be reached in time: try again later. */
     UNAVAILABLE,
     /** The registry answered with a refusal that retrying will not fix. */
-    REFUSED
+    REFUSED,
+    /** The registry refused the credentials (wrong password, unknown user, a certificate refused). */
+    UNAUTHENTICATED,
+    /** The registry knows the user, but its roles do not allow the key. */
+    DENIED;
+
+    /** Whether retrying the same call cannot succeed. */
+    boolean refusal() {
+      return this == REFUSED || this == UNAUTHENTICATED || this == DENIED;
+    }
   }
 
   /** An {@link Io} call failed; the message names the call and the reason. */
@@ -270,10 +282,9 @@ public final class RegistrarDriver {
         beginDrain();
       }
     } catch (IoException e) {
-      if (e.failure() == Failure.REFUSED) {
+      if (e.failure().refusal()) {
         revokeAllBut(0);
-        abandon(new RegistryUnavailableException("etcd at " + endpoints + " refused to register " + key + ": "
-            + e.getMessage(), e));
+        abandon(refused(e));
         return;
       }
       if (nanoTime.getAsLong() - startDeadlineNanos > 0) {
@@ -289,6 +300,16 @@ public final class RegistrarDriver {
     } catch (RuntimeException e) { // a duplicate, or a bug: the start fails with it
       abandon(e);
     }
+  }
+
+  /** The exception a refused first registration fails with: access refusals keep their own code. */
+  private MusterException refused(IoException e) {
+    String message = "etcd at " + endpoints + " refused to register " + key + ": " + e.getMessage();
+    return switch (e.failure()) {
+      case DENIED -> new AccessDeniedException(ErrorCode.PERMISSION_DENIED, message, e);
+      case UNAUTHENTICATED -> new AccessDeniedException(ErrorCode.AUTHENTICATION_FAILED, message, e);
+      default -> new RegistryUnavailableException(message, e);
+    };
   }
 
   /** The first registration failed: nothing to keep alive or revoke. */
@@ -411,7 +432,7 @@ public final class RegistrarDriver {
     } catch (DuplicateInstanceException e) {
       fail(e.getMessage());
     } catch (IoException e) {
-      if (e.failure() == Failure.REFUSED) {
+      if (e.failure().refusal()) {
         revokeAllBut(0);
         fail(e.getMessage());
       } else {

@@ -82,6 +82,7 @@ public final class EtcdEndpointCache implements EndpointCache {
   private final CacheDriver driver;
   private final CacheNotifier listeners;
   private final CountDownLatch ready = new CountDownLatch(1);
+  private final CountDownLatch settled = new CountDownLatch(1); // the first set, or a failure: awaitReady's end
   private final Map<Long, Watch.Watcher> watchers = new HashMap<>(); // loop thread only
   private volatile EndpointSet current = EndpointSet.EMPTY;
   private volatile boolean closed;
@@ -150,9 +151,14 @@ public final class EtcdEndpointCache implements EndpointCache {
   }
 
   @Override
+  public Optional<dev.muster.MusterException> failure() {
+    return driver.failure();
+  }
+
+  @Override
   public boolean awaitReady(Duration timeout) {
     try {
-      return ready.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      return settled.await(timeout.toNanos(), TimeUnit.NANOSECONDS) && ready.getCount() == 0;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;
@@ -229,7 +235,14 @@ public final class EtcdEndpointCache implements EndpointCache {
       current = set;
       malformed = applier.malformedCount(); // loop thread: the applier's owner
       ready.countDown();
+      settled.countDown();
       listeners.publish(set, delta);
+    }
+
+    @Override
+    public void failed(EndpointSet set, dev.muster.MusterException why) {
+      settled.countDown();
+      listeners.failed(set, why);
     }
 
     @Override
@@ -275,6 +288,10 @@ public final class EtcdEndpointCache implements EndpointCache {
           page = EtcdOps.await("range " + prefix, client.getKVClient().get(from, option.build()),
               config.requestTimeout());
         } catch (EtcdOps.EtcdCallException e) {
+          if (e.kind() == EtcdErrors.Kind.DENIED || e.kind() == EtcdErrors.Kind.UNAUTHENTICATED) {
+            throw new CacheIoException(EtcdErrors.accessDenied(connection.config(), e.kind(), "watch " + prefix,
+                "read on " + prefix, e.getCause()));
+          }
           throw new CacheIoException(e.getMessage(), e, e.kind() == EtcdErrors.Kind.UNAVAILABLE);
         }
         if (revision == 0) {

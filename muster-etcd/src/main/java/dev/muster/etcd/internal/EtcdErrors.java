@@ -22,6 +22,15 @@ final class EtcdErrors {
     LEASE_NOT_FOUND,
     /** etcd could not be reached in time, has no leader, or the connection broke: try again later. */
     UNAVAILABLE,
+    /** etcd knows the user, but its roles do not allow the key (PERMISSION_DENIED). */
+    DENIED,
+    /**
+     * etcd did not accept the client's identity: a wrong password or unknown user (the token request fails with
+     * INVALID_ARGUMENT, which gRPC reports as UNAUTHENTICATED caused by it), no user where auth is on
+     * (INVALID_ARGUMENT), or a certificate refused in the TLS handshake. An expired token alone (UNAUTHENTICATED
+     * without that cause) is not this: jetcd asks for a new one, so that counts as {@link #UNAVAILABLE}.
+     */
+    UNAUTHENTICATED,
     /** Anything else: a bug or a refusal that retrying will not fix. */
     OTHER
   }
@@ -30,6 +39,9 @@ final class EtcdErrors {
 
   static Kind classify(Throwable t) {
     Throwable e = unwrap(t);
+    if (certificateRefused(e)) {
+      return Kind.UNAUTHENTICATED;
+    }
     if (e instanceof TimeoutException || e instanceof CancellationException || e instanceof java.io.IOException) {
       return Kind.UNAVAILABLE;
     }
@@ -37,7 +49,16 @@ final class EtcdErrors {
     if (code == null) {
       return Kind.OTHER;
     }
+    if (code == Status.Code.UNAUTHENTICATED) {
+      // jetcd's token request failed with etcd's answer as the cause: wrong password, unknown user (INVALID_ARGUMENT)
+      // or authentication not enabled (FAILED_PRECONDITION). Without such a cause: an expired token, renewed.
+      java.util.Set<Status.Code> causes = causeCodes(e);
+      return causes.contains(Status.Code.INVALID_ARGUMENT) || causes.contains(Status.Code.FAILED_PRECONDITION)
+          ? Kind.UNAUTHENTICATED : Kind.UNAVAILABLE;
+    }
     return switch (code) {
+      case PERMISSION_DENIED -> Kind.DENIED;
+      case INVALID_ARGUMENT -> Kind.UNAUTHENTICATED; // Muster's requests are well formed: "user name is empty"
       case NOT_FOUND -> Kind.LEASE_NOT_FOUND;
       case UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED, ABORTED, RESOURCE_EXHAUSTED, UNKNOWN -> Kind.UNAVAILABLE;
       default -> Kind.OTHER;
@@ -56,6 +77,82 @@ final class EtcdErrors {
       return Kind.OTHER;
     }
     return classify(e) == Kind.UNAVAILABLE ? Kind.UNAVAILABLE : Kind.OTHER;
+  }
+
+  /**
+   * Whether a TLS handshake failed over a certificate, by type: a certificate or path exception anywhere in the
+   * chain (our CA did not sign etcd's certificate, a hostname mismatch, an expired certificate), or an
+   * {@link javax.net.ssl.SSLHandshakeException} not caused by I/O (etcd sent a fatal alert such as
+   * bad_certificate). A handshake cut by a closed connection (an I/O cause) is etcd going away, not a refusal.
+   */
+  static boolean certificateRefused(Throwable t) {
+    for (Throwable e = t; e != null && e != e.getCause(); e = e.getCause()) {
+      if (e instanceof java.security.cert.CertificateException
+          || e instanceof java.security.cert.CertPathValidatorException
+          || e instanceof java.security.cert.CertPathBuilderException) {
+        return true;
+      }
+      if (e instanceof javax.net.ssl.SSLHandshakeException && !(e.getCause() instanceof java.io.IOException)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether etcd refused a token because authentication is not enabled (credentials given to an open etcd). */
+  static boolean authNotEnabled(Throwable t) {
+    Throwable e = unwrap(t);
+    return code(e) == Status.Code.UNAUTHENTICATED && causeCodes(e).contains(Status.Code.FAILED_PRECONDITION);
+  }
+
+  /** The status codes of the causes below {@code e}. */
+  private static java.util.Set<Status.Code> causeCodes(Throwable e) {
+    java.util.Set<Status.Code> codes = java.util.EnumSet.noneOf(Status.Code.class);
+    for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+      Status.Code code = code(c);
+      if (code != null) {
+        codes.add(code);
+      }
+    }
+    return codes;
+  }
+
+  /**
+   * The one-line reason for a {@link Kind#DENIED} or {@link Kind#UNAUTHENTICATED} failure, naming who the client is
+   * and, for a denial, what it tried and the permission it needs: e.g. {@code etcd user "pa" may not register
+   * /muster/default/b/v1/x: it needs readwrite on /muster/default/b/ (permission denied)}.
+   *
+   * @param action what was tried, e.g. {@code "register /muster/default/b/v1/x"}
+   * @param needed the permission that allows it, e.g. {@code "readwrite on /muster/default/b/"}
+   */
+  static String refusal(dev.muster.etcd.EtcdConfig config, Kind kind, String action, String needed,
+      Throwable cause) {
+    if (kind == Kind.DENIED) {
+      return config.identity() + " may not " + action + ": it needs " + needed + " (etcd: permission denied)";
+    }
+    String who = config.identity();
+    return (who.equals("no etcd user") ? "etcd requires authentication and no etcd user was given"
+        : "etcd did not accept " + who) + " (" + refusalReason(cause) + "): check EtcdConfig's credentials, or its"
+        + " client certificate, key and CA";
+  }
+
+  /** etcd's own words for a refusal: the token request's status under gRPC's UNAUTHENTICATED, or the TLS cause. */
+  private static String refusalReason(Throwable t) {
+    Throwable e = unwrap(t);
+    if (certificateRefused(e)) {
+      return "TLS: " + tlsCause(e).orElse("the handshake failed");
+    }
+    Throwable reason = code(e) == Status.Code.UNAUTHENTICATED && e.getCause() != null && code(e.getCause()) != null
+        ? e.getCause() : e;
+    String m = reason.getMessage();
+    return m == null || m.isBlank() ? reason.getClass().getSimpleName() : m.lines().findFirst().orElse("");
+  }
+
+  /** A refusal as the library's exception: {@link Kind#DENIED} or {@link Kind#UNAUTHENTICATED} only. */
+  static dev.muster.AccessDeniedException accessDenied(dev.muster.etcd.EtcdConfig config, Kind kind, String action,
+      String needed, Throwable cause) {
+    return new dev.muster.AccessDeniedException(kind == Kind.DENIED ? dev.muster.ErrorCode.PERMISSION_DENIED
+        : dev.muster.ErrorCode.AUTHENTICATION_FAILED, refusal(config, kind, action, needed, cause), cause);
   }
 
   /** The gRPC status code a failure carries, or null when it carries none. */

@@ -27,6 +27,10 @@ public final class EtcdListings {
     try {
       response = EtcdOps.getPrefix(connection.client(), prefix, connection.config().requestTimeout());
     } catch (EtcdOps.EtcdCallException e) {
+      if (e.kind() == EtcdErrors.Kind.DENIED || e.kind() == EtcdErrors.Kind.UNAUTHENTICATED) {
+        throw EtcdErrors.accessDenied(connection.config(), e.kind(), "read " + prefix, "read on " + prefix,
+            e.getCause());
+      }
       throw new RegistryUnavailableException("etcd at " + connection.config().endpoints() + " did not answer ("
           + e.getMessage() + "): check that etcd runs there and that EtcdConfig's endpoints name it", e);
     }

@@ -1,7 +1,6 @@
 package dev.muster.etcd.internal;
 
 import dev.muster.RegistryUnavailableException;
-import dev.muster.etcd.internal.EtcdErrors.Kind;
 import dev.muster.etcd.internal.EtcdOps.EtcdCallException;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
@@ -57,6 +56,7 @@ public final class EtcdRegistrar implements Registration {
 
   private final EtcdConnection connection;
   private final String key;
+  private final String servicePrefix;
   private final RegistrarConfig config;
   private final ScheduledExecutorService loop;
   private final RegistrarDriver driver;
@@ -67,6 +67,7 @@ public final class EtcdRegistrar implements Registration {
       RandomGenerator random) {
     this.connection = connection;
     this.key = layout.instanceKey(instance);
+    this.servicePrefix = layout.servicePrefix(instance.namespace(), instance.service());
     this.config = config;
     this.loop = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "muster-registrar-" + instance.id());
@@ -293,9 +294,15 @@ public final class EtcdRegistrar implements Registration {
     }
 
     private IoException mapped(EtcdCallException e) {
-      Failure failure = e.kind() == Kind.LEASE_NOT_FOUND ? Failure.LEASE_NOT_FOUND
-          : e.kind() == Kind.UNAVAILABLE ? Failure.UNAVAILABLE : Failure.REFUSED;
-      return new IoException(failure, e.getMessage(), e);
+      return switch (e.kind()) {
+        case LEASE_NOT_FOUND -> new IoException(Failure.LEASE_NOT_FOUND, e.getMessage(), e);
+        case UNAVAILABLE -> new IoException(Failure.UNAVAILABLE, e.getMessage(), e);
+        case DENIED -> new IoException(Failure.DENIED, EtcdErrors.refusal(connection.config(), e.kind(),
+            "write " + key, "readwrite on " + key + " or on its service prefix " + servicePrefix, e.getCause()), e);
+        case UNAUTHENTICATED -> new IoException(Failure.UNAUTHENTICATED, EtcdErrors.refusal(connection.config(),
+            e.kind(), "", "", e.getCause()), e);
+        case OTHER -> new IoException(Failure.REFUSED, e.getMessage(), e);
+      };
     }
   }
 }

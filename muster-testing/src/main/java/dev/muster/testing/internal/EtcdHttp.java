@@ -39,6 +39,51 @@ public final class EtcdHttp {
         .build());
   }
 
+  /** Root's credentials for the member at a client URL, for the calls that need them (compaction). */
+  private static final Map<String, String[]> AUTH = new ConcurrentHashMap<>();
+
+  /** Authenticates calls that need it (compaction) to the member at {@code clientUrl} as {@code user}. */
+  public static void useAuth(URI clientUrl, String user, String password) {
+    AUTH.put(clientUrl.getAuthority(), new String[] {user, password});
+  }
+
+  /** Whether etcd authentication is on: an anonymous read is refused for want of a user. */
+  public static boolean authEnabled(URI clientUrl, Duration timeout) {
+    JsonNode reply = post(clientUrl.resolve("/v3/kv/range"), "{\"key\":\"AA==\"}", timeout)
+        .orElseThrow(() -> new IllegalStateException("etcd at " + clientUrl + " did not answer a read"));
+    return reply.has("error");
+  }
+
+  /** Adds {@code user} (role root) with {@code password} and enables authentication. */
+  public static void enableAuth(URI clientUrl, String user, String password, Duration timeout) {
+    String name = JSON.getNodeFactory().textNode(user).toString();
+    String secret = JSON.getNodeFactory().textNode(password).toString();
+    call(clientUrl, "/v3/auth/user/add", "{\"name\":" + name + ",\"password\":" + secret + "}", timeout);
+    call(clientUrl, "/v3/auth/user/grant", "{\"user\":" + name + ",\"role\":\"root\"}", timeout);
+    call(clientUrl, "/v3/auth/enable", "{}", timeout);
+  }
+
+  private static void call(URI clientUrl, String path, String body, Duration timeout) {
+    JsonNode reply = post(clientUrl.resolve(path), body, timeout)
+        .orElseThrow(() -> new IllegalStateException("etcd at " + clientUrl + " did not answer " + path));
+    if (reply.has("error")) {
+      throw new IllegalStateException("etcd at " + clientUrl + " refused " + path + ": " + reply.path("error")
+          .asText());
+    }
+  }
+
+  /** A token for the member's configured user, or empty without one. */
+  private static Optional<String> token(URI clientUrl, Duration timeout) {
+    String[] credentials = AUTH.get(clientUrl.getAuthority());
+    if (credentials == null) {
+      return Optional.empty();
+    }
+    String body = "{\"name\":" + JSON.getNodeFactory().textNode(credentials[0]) + ",\"password\":"
+        + JSON.getNodeFactory().textNode(credentials[1]) + "}";
+    return post(clientUrl.resolve("/v3/auth/authenticate"), body, timeout)
+        .map(reply -> reply.path("token").asText(null));
+  }
+
   /** What {@code /v3/maintenance/status} says about the member that answered. */
   public record Status(String memberId, String leaderId, long revision, String clusterId, String version) {}
 
@@ -72,7 +117,7 @@ public final class EtcdHttp {
    */
   public static void compact(URI clientUrl, long revision, Duration timeout) {
     String body = "{\"revision\":\"" + revision + "\",\"physical\":true}";
-    JsonNode reply = post(clientUrl.resolve("/v3/kv/compaction"), body, timeout)
+    JsonNode reply = post(clientUrl.resolve("/v3/kv/compaction"), body, timeout, token(clientUrl, timeout))
         .orElseThrow(() -> new IllegalStateException("etcd at " + clientUrl + " did not answer a compaction"));
     if (reply.has("error") && !reply.path("error").asText().contains("required revision has been compacted")) {
       throw new IllegalStateException("etcd at " + clientUrl + " refused compaction to " + revision + ": "
@@ -85,9 +130,15 @@ public final class EtcdHttp {
   }
 
   private static Optional<JsonNode> post(URI uri, String body, Duration timeout) {
-    return send(HttpRequest.newBuilder(uri).timeout(timeout)
+    return post(uri, body, timeout, Optional.empty());
+  }
+
+  private static Optional<JsonNode> post(URI uri, String body, Duration timeout, Optional<String> token) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(timeout)
         .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(body)).build());
+        .POST(HttpRequest.BodyPublishers.ofString(body));
+    token.ifPresent(t -> request.header("Authorization", t));
+    return send(request.build());
   }
 
   private static Optional<JsonNode> send(HttpRequest request) {
