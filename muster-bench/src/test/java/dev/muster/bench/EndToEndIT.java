@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * benchmarks never fail on a number), the report and CSV carry them, and no started process is left alive.
  */
 class EndToEndIT {
-  private static final Plan TINY = new Plan(List.of(1, 3), 3, 2, 300, 1, 300, 1, Duration.ofSeconds(2),
+  static final Plan TINY = new Plan(List.of(1, 3), 3, 3, 2, 300, 1, 300, 1, Duration.ofSeconds(2),
       Duration.ofMillis(500), Duration.ofMillis(50), Duration.ofMillis(300), Duration.ofSeconds(1), 42);
 
   @TempDir
@@ -59,7 +59,7 @@ class EndToEndIT {
     assertThat(etcd.muster().latencies().get(Metric.KILL9_REMAINDER).count()).isEqualTo(TINY.killSamples());
 
     ResultTables report = new ResultTables(new ResultTables.Run("test", "machine", List.of(), etcd.muster(),
-        etcd.floor(), curator, CuratorBench.label(TINY)));
+        etcd.floor(), curator, CuratorBench.label(TINY), null, null));
     ByteArrayOutputStream text = new ByteArrayOutputStream();
     report.print(new PrintStream(text, true, StandardCharsets.UTF_8));
     assertThat(text.toString(StandardCharsets.UTF_8))
@@ -69,7 +69,7 @@ class EndToEndIT {
     List<String> rows = Files.readAllLines(csv);
     assertThat(rows.get(0)).startsWith("# machine: ");
     assertThat(rows.stream().filter(r -> !r.startsWith("#")))
-        .allSatisfy(r -> assertThat(r.split(",(?=(?:[^\"]*\"[^\"]*\")*[^\"]*$)", -1)).hasSize(11));
+        .allSatisfy(r -> assertThat(r.split(",(?=(?:[^\"]*\"[^\"]*\")*[^\"]*$)", -1)).hasSize(12));
     assertThat(LeakCheck.stillAlive()).isEmpty();
   }
 }

@@ -14,15 +14,20 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The bench's results as tables: three on the console (microbenchmarks; Muster end to end with the raw-jetcd floor;
- * Muster next to Curator) and the same figures as CSV, one row per figure, headed by the machine line.
+ * The bench's results as tables: four on the console (microbenchmarks; Muster end to end with the raw-jetcd floor;
+ * Muster next to Curator; Muster on a plain etcd next to a mutual-TLS one) and the same figures as CSV, one row per
+ * figure, headed by the machine line. In the CSV, {@code floor_p50} and {@code ratio} compare a row with its
+ * baseline: the raw-jetcd floor in section {@code etcd}, the plain member in section {@code tls}.
  *
  * <p>Not thread-safe; built once after the measurements.
  */
 public final class ResultTables {
   /** Everything measured in one run. A section that was skipped or failed is null or empty. */
   public record Run(String mode, String machine, List<JmhSuite.Row> jmh, SideResult muster, SideResult floor,
-      SideResult curator, String curatorLabel) {}
+      SideResult curator, String curatorLabel, SideResult plainEtcd, SideResult tlsEtcd) {}
+
+  private static final String[] CSV_COLUMNS = {"section", "metric", "unit", "system", "samples", "p50", "p99",
+      "max", "value", "floor_p50", "ratio", "min"};
 
   private static final String[][] LATENCY_ROWS = {
       {"register() -> visible, 1 cache", Metric.visible(1)},
@@ -39,12 +44,19 @@ public final class ResultTables {
       {"full resync, range + build + publish", Metric.BUILD},
   };
 
+  private static final String[][] TLS_ROWS = {
+      {"register() -> visible, 1 cache", Metric.visible(1)},
+      {"  of which the call returned", Metric.visibleCall(1)},
+      {"close() -> gone, 1 cache", Metric.gone(1)},
+      {"  of which the call returned", Metric.goneCall(1)},
+  };
+
   private final Run f;
   private final List<String> csv = new ArrayList<>();
 
   public ResultTables(Run figures) {
     this.f = figures;
-    csv.add("section,metric,unit,system,samples,p50,p99,max,value,floor_p50,ratio");
+    csv.add(String.join(",", CSV_COLUMNS));
   }
 
   public void print(PrintStream out) {
@@ -54,6 +66,7 @@ public final class ResultTables {
     jmh(out);
     endToEnd(out);
     sideBySide(out);
+    tlsCost(out);
   }
 
   public void writeCsv(Path file) {
@@ -169,6 +182,30 @@ public final class ResultTables {
     notes(out, "curator", f.curator().notes());
   }
 
+  private void tlsCost(PrintStream out) {
+    if (f.plainEtcd() == null) {
+      return;
+    }
+    out.println();
+    out.println("4. TLS cost on etcd (ms; a plain and a mutual-TLS member in the same run, samples in turns;"
+        + " ratio = TLS p50 / plain p50)");
+    out.printf("%-40s %8s %8s %8s %8s | %8s %8s %8s %8s | %6s%n", "metric", "plainmin", "plain50", "plain99",
+        "plainmax", "tlsmin", "tls50", "tls99", "tlsmax", "x p50");
+    for (String[] row : TLS_ROWS) {
+      Samples p = f.plainEtcd().latencies().get(row[1]);
+      Samples t = f.tlsEtcd().latencies().get(row[1]);
+      if (p == null || t == null || p.isEmpty() || t.isEmpty()) {
+        continue;
+      }
+      out.printf(Locale.ROOT, "%-40s %8.1f %8.1f %8.1f %8.1f | %8.1f %8.1f %8.1f %8.1f | %6s%n",
+          row[0] + " (n=" + t.count() + ")", p.min(), p.p50(), p.p99(), p.max(),
+          t.min(), t.p50(), t.p99(), t.max(), ratio(t.p50(), p.p50()));
+      csvLatency("tls", row[0], "plain", p, Double.NaN);
+      csvLatency("tls", row[0], "tls", t, p.p50());
+    }
+    notes(out, "tls", f.plainEtcd().notes());
+  }
+
   private void compare(PrintStream out, String name, double muster, double curator, String unit) {
     out.printf(Locale.ROOT, "%-40s %12.1f %12.1f %8s%n", name, muster, curator, ratio(muster, curator));
     csv.add(row("curator", name, unit, "muster", "", "", "", "", num(muster), "", ""));
@@ -179,7 +216,7 @@ public final class ResultTables {
   private void csvLatency(String section, String metric, String system, Samples s, double floorP50) {
     csv.add(row(section, metric.trim(), "ms", system, Integer.toString(s.count()), num(s.p50()),
         num(s.p99()), num(s.max()), "", Double.isNaN(floorP50) ? "" : num(floorP50),
-        Double.isNaN(floorP50) ? "" : num(s.p50() / floorP50)));
+        Double.isNaN(floorP50) ? "" : num(s.p50() / floorP50), num(s.min())));
   }
 
   private static void notes(PrintStream out, String side, List<String> notes) {
@@ -188,11 +225,18 @@ public final class ResultTables {
     }
   }
 
-  /** One CSV row (RFC 4180: a field with a comma or a quote is quoted, quotes doubled). */
+  /**
+   * One CSV row (RFC 4180: a field with a comma or a quote is quoted, quotes doubled); columns left off at the
+   * end are empty.
+   */
   private static String row(String... fields) {
+    if (fields.length > CSV_COLUMNS.length) {
+      throw new IllegalArgumentException(fields.length + " fields for " + CSV_COLUMNS.length + " columns");
+    }
     StringBuilder sb = new StringBuilder();
-    for (String f : fields) {
-      if (sb.length() > 0) {
+    for (int i = 0; i < CSV_COLUMNS.length; i++) {
+      String f = i < fields.length ? fields[i] : "";
+      if (i > 0) {
         sb.append(',');
       }
       sb.append(f.contains(",") || f.contains("\"") ? "\"" + f.replace("\"", "\"\"") + "\"" : f);

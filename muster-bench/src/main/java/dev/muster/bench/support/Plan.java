@@ -9,6 +9,8 @@ import java.util.List;
  *
  * @param cacheCounts how many consumer caches watch the service in the register→visible / close→gone rows
  * @param visibleSamples registrations (and graceful closes) measured per cache count
+ * @param tlsSamples registrations (and graceful closes) measured on each of the plain and the TLS cluster, one
+ *     consumer cache each, for the TLS-cost rows (100 in the full run, so that p99 is not simply the maximum)
  * @param killSamples providers killed with SIGKILL for the kill -9 → gone row
  * @param bulkInstances instances in the registry for the full-resync / cache-build, throughput and heap rows
  * @param bulkRepeats full resyncs (cache builds) measured
@@ -26,6 +28,7 @@ import java.util.List;
 public record Plan(
     List<Integer> cacheCounts,
     int visibleSamples,
+    int tlsSamples,
     int killSamples,
     int bulkInstances,
     int bulkRepeats,
@@ -53,12 +56,12 @@ public record Plan(
   }
 
   public static Plan quick(long seed) {
-    return new Plan(List.of(1, 10, 100), 15, 3, 10_000, 3, 10_000, 1, Duration.ofSeconds(3),
+    return new Plan(List.of(1, 10, 100), 15, 30, 3, 10_000, 3, 10_000, 1, Duration.ofSeconds(3),
         Duration.ofSeconds(1), Duration.ofMillis(50), Duration.ofMillis(300), Duration.ofSeconds(2), seed);
   }
 
   public static Plan full(long seed) {
-    return new Plan(List.of(1, 10, 100), 100, 20, 10_000, 10, 50_000, 3, Duration.ofSeconds(3),
+    return new Plan(List.of(1, 10, 100), 100, 100, 20, 10_000, 10, 50_000, 3, Duration.ofSeconds(3),
         Duration.ofSeconds(1), Duration.ofMillis(50), Duration.ofMillis(300), Duration.ofSeconds(2), seed);
   }
 }

@@ -31,6 +31,10 @@ public final class Samples {
     return millis.isEmpty();
   }
 
+  public double min() {
+    return percentile(0);
+  }
+
   public double p50() {
     return percentile(50);
   }

@@ -14,6 +14,7 @@ class SamplesTest {
     assertThat(s.p50()).isEqualTo(50);
     assertThat(s.p99()).isEqualTo(99);
     assertThat(s.max()).isEqualTo(100);
+    assertThat(s.min()).isEqualTo(1);
     assertThat(s.percentile(1)).isEqualTo(1);
     assertThat(s.count()).isEqualTo(100);
   }
