@@ -52,11 +52,11 @@ class TlsCommandIT {
   }
 
   @Test
-  void aWrongCaIsOneLineNamingTheTlsCauseAndExitFour() throws Exception {
+  void aWrongCaIsOneLineNamingTheTlsCauseAndExitFive() throws Exception {
     TestPki.Pair client = PKI.client("orders");
     try (ChildProcess ls = MusterJar.run(EXIT, "ls", "--endpoints", etcd.endpointsString(), "--cacert",
         PKI.otherCa().toString(), "--cert", client.certificate().toString(), "--key", client.key().toString())) {
-      assertThat(ls.exitCode().getAsInt()).as("%s", ls).isEqualTo(4);
+      assertThat(ls.exitCode().getAsInt()).as("%s", ls).isEqualTo(5);
       assertThat(ls.stderr()).hasSize(1);
       assertThat(ls.stderr().get(0)).startsWith("muster: ").contains("TLS: ");
     }

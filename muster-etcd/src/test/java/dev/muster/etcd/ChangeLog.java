@@ -8,7 +8,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** A cache listener that writes what it hears as lines: {@code UPDATE@12}, {@code stale: why}, {@code recovered ...}. */
+/** A cache listener that writes what it hears as lines: {@code UPDATE@12}, {@code stale: why}, {@code recovered ...},
+ * {@code FAILED: why}. */
 final class ChangeLog implements EndpointListener {
   private final List<String> lines = new CopyOnWriteArrayList<>();
 
@@ -25,6 +26,11 @@ final class ChangeLog implements EndpointListener {
   @Override
   public void onRecovered(EndpointSet set, Duration staleFor) {
     lines.add("recovered after " + staleFor.toMillis() + " ms");
+  }
+
+  @Override
+  public void onFailed(EndpointSet set, dev.muster.MusterException why) {
+    lines.add("FAILED: " + why.getMessage());
   }
 
   List<String> lines() {

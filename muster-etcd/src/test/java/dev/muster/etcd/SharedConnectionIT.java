@@ -30,9 +30,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Every cache and registration of one {@link EtcdRegistry} shares its connection. A cache that etcd keeps refusing
- * (here: an etcd user without read permission on the service) retries forever, and must never replace that shared
- * connection: the other cache keeps its watch and the registration its keepalives, without a break.
+ * Every cache and registration of one {@link EtcdRegistry} shares its connection. A cache that etcd refuses (here:
+ * an etcd user without read permission on the service) stops for good, with the refusal as its failure, instead
+ * of retrying forever; and it never replaces that shared connection: the other cache keeps its watch and the
+ * registration its keepalives, without a break.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class SharedConnectionIT {
@@ -44,7 +45,7 @@ class SharedConnectionIT {
   private static final RegistryLayout LAYOUT = RegistryLayout.defaults();
 
   @Test
-  void aCacheEtcdKeepsRefusingDisturbsNeitherTheOtherCacheNorTheRegistration() throws Exception {
+  void aCacheEtcdRefusesStopsForGoodAndDisturbsNeitherTheOtherCacheNorTheRegistration() throws Exception {
     String allowed = "orders";
     String refused = "billing";
     enableAuthWithAnAppUserAllowedOnly(allowed);
@@ -75,8 +76,13 @@ class SharedConnectionIT {
       await().atMost(Duration.ofSeconds(20)).until(() -> good.revision() >= wanted);
 
       assertThat(bad.awaitReady(Duration.ZERO)).isFalse();
-      assertThat(refusedLog.lines()).anySatisfy(l -> assertThat(l).contains("permission denied"));
-      assertThat(refusedRanges() - refusedBefore).as("ranges etcd refused to the bad cache").isGreaterThan(20);
+      assertThat(bad.failure()).get().satisfies(f -> {
+        assertThat(f.code()).isEqualTo(dev.muster.ErrorCode.PERMISSION_DENIED);
+        assertThat(f.getMessage()).contains("etcd user \"app\"", "/muster/default/billing/", "needs read on");
+      });
+      assertThat(refusedLog.lines()).anySatisfy(l -> assertThat(l).startsWith("FAILED").contains("permission denied"));
+      assertThat(refusedRanges() - refusedBefore).as("ranges etcd refused to the bad cache: one, no retry loop")
+          .isEqualTo(1);
       assertThat(muster.reconnects()).as("the shared connection was never replaced").isZero();
       assertThat(allowedLog.lines()).as("the good cache never went stale or resynced").allMatch(l -> l.startsWith("UPDATE")
           || l.startsWith("SNAPSHOT"));

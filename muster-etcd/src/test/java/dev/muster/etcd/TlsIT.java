@@ -3,7 +3,8 @@ package dev.muster.etcd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.muster.RegistryUnavailableException;
+import dev.muster.AccessDeniedException;
+import dev.muster.ErrorCode;
 import dev.muster.cache.CacheConfig;
 import dev.muster.cache.EndpointCache;
 import dev.muster.registry.Instance;
@@ -69,7 +70,8 @@ class TlsIT {
     try (EtcdRegistry registry = EtcdRegistry.connect(wrongCa)) {
       assertThatThrownBy(() -> registry.register(Instance.of(service, "127.0.0.1", 8080).id("b"),
           RegistrarConfig.builder().ttl(Duration.ofSeconds(3)).startTimeout(Duration.ofSeconds(2)).build()))
-          .isInstanceOf(RegistryUnavailableException.class).hasMessageContaining(etcd.endpointsString())
+          .isInstanceOf(AccessDeniedException.class).hasMessageContaining(etcd.endpointsString())
+          .satisfies(e -> assertThat(((AccessDeniedException) e).code()).isEqualTo(ErrorCode.AUTHENTICATION_FAILED))
           .as("names the TLS cause").hasMessageContaining("TLS: unable to find valid certification path")
           .satisfies(e -> System.out.println("[tls IT] wrong CA: " + e.getMessage()));
     }
@@ -84,9 +86,55 @@ class TlsIT {
     try (EtcdRegistry registry = EtcdRegistry.connect(serverOnly)) {
       assertThatThrownBy(() -> registry.register(Instance.of(service, "127.0.0.1", 8080).id("c"),
           RegistrarConfig.builder().ttl(Duration.ofSeconds(3)).startTimeout(Duration.ofSeconds(2)).build()))
-          .isInstanceOf(RegistryUnavailableException.class)
+          .isInstanceOf(AccessDeniedException.class)
           .as("names the TLS cause").hasMessageContaining("TLS: Received fatal alert: bad_certificate")
           .satisfies(e -> System.out.println("[tls IT] no client certificate: " + e.getMessage()));
+    }
+  }
+
+  @Test
+  void anExpiredClientCertificateIsRefusedAtOnceNamingTheCause() {
+    TestPki.Pair expired = PKI.expiredClient("orders");
+    EtcdConfig config = config().tls(PKI.ca(), expired.certificate(), expired.key()).build();
+    long started = System.nanoTime();
+    try (EtcdRegistry registry = EtcdRegistry.connect(config)) {
+      assertThatThrownBy(() -> registry.register(Instance.of(service, "127.0.0.1", 8080).id("d"),
+          RegistrarConfig.builder().ttl(Duration.ofSeconds(3)).startTimeout(Duration.ofSeconds(20)).build()))
+          .isInstanceOf(AccessDeniedException.class).hasMessageContaining("TLS: ")
+          .satisfies(e -> System.out.println("[tls IT] expired client certificate: " + e.getMessage()));
+    }
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).as("refused, not retried until the start timeout")
+        .isLessThan(Duration.ofSeconds(15));
+    assertNothingRegistered();
+  }
+
+  @Test
+  void aCertificateForAnotherHostNameIsRefusedNamingTheMismatch() {
+    EtcdConfig config = config().authority("etcd.elsewhere.example").build();
+    try (EtcdRegistry registry = EtcdRegistry.connect(config)) {
+      assertThatThrownBy(() -> registry.list("default", service)).isInstanceOf(AccessDeniedException.class)
+          .hasMessageContaining("TLS: ").hasMessageContaining("etcd.elsewhere.example")
+          .satisfies(e -> System.out.println("[tls IT] host name mismatch: " + e.getMessage()));
+    }
+  }
+
+  @Test
+  void aKeyThatDoesNotMatchTheCertificateIsRefused() {
+    EtcdConfig config = config().tls(PKI.ca(), PKI.client("orders").certificate(), PKI.client("billing").key())
+        .build();
+    assertThatThrownBy(() -> {
+      try (EtcdRegistry registry = EtcdRegistry.connect(config)) {
+        registry.register(Instance.of(service, "127.0.0.1", 8080).id("e"),
+            RegistrarConfig.builder().ttl(Duration.ofSeconds(3)).startTimeout(Duration.ofSeconds(20)).build());
+      }
+    }).satisfies(e -> System.out.println("[tls IT] mismatched key: " + e.getMessage()))
+        .isInstanceOfAny(AccessDeniedException.class, dev.muster.InvalidInputException.class);
+    assertNothingRegistered();
+  }
+
+  private void assertNothingRegistered() {
+    try (EtcdRegistry good = EtcdRegistry.connect(config().build())) {
+      assertThat(good.list("default", service).instances()).isEmpty();
     }
   }
 

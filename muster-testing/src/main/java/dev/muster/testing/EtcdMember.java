@@ -244,7 +244,8 @@ public final class EtcdMember {
     memberId = id;
   }
 
-  boolean logSays(String text) {
+  /** Whether the member's log so far contains {@code text} (for tests that check what etcd saw). */
+  public boolean logSays(String text) {
     try {
       return Files.exists(logFile) && Files.readString(logFile, StandardCharsets.UTF_8).contains(text);
     } catch (IOException e) {

@@ -65,6 +65,43 @@ public final class TestPki {
     return issue("client-" + commonName, commonName, "extendedKeyUsage=clientAuth");
   }
 
+  /**
+   * A client certificate for {@code commonName}, signed by the CA, that expired in January 2020 (for "expired
+   * certificate" tests). Made with {@code openssl ca}, which alone in OpenSSL 3.0 takes explicit dates.
+   */
+  public Pair expiredClient(String commonName) {
+    String name = "expired-" + commonName;
+    Pair pair = new Pair(dir.resolve(name + ".pem"), dir.resolve(name + "-key.pem"));
+    if (Files.isRegularFile(pair.certificate())) {
+      return pair;
+    }
+    Path db = dir.resolve("ca-db");
+    Path csr = dir.resolve(name + ".csr");
+    Path ext = dir.resolve(name + ".ext");
+    Path conf = dir.resolve("ca-db.cnf");
+    try {
+      Files.createDirectories(db.resolve("new"));
+      if (!Files.exists(db.resolve("index.txt"))) {
+        Files.writeString(db.resolve("index.txt"), "");
+        Files.writeString(db.resolve("serial"), "01\n");
+      }
+      Files.writeString(ext, "extendedKeyUsage=clientAuth\n");
+      Files.writeString(conf, "[ca]\ndefault_ca = test\n[test]\ndatabase = " + db.resolve("index.txt")
+          + "\nnew_certs_dir = " + db.resolve("new") + "\nserial = " + db.resolve("serial")
+          + "\ndefault_md = sha256\npolicy = any\nunique_subject = no\n[any]\ncommonName = supplied\n");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the openssl ca files under " + dir + ": " + e.getMessage(), e);
+    }
+    openssl(name + "-key", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+        "-out", pair.key().toString());
+    openssl(name + "-csr", "req", "-new", "-key", pair.key().toString(), "-out", csr.toString(), "-subj",
+        "/CN=" + commonName);
+    openssl(name + "-sign", "ca", "-batch", "-config", conf.toString(), "-cert", ca().toString(), "-keyfile",
+        dir.resolve("ca-key.pem").toString(), "-in", csr.toString(), "-out", pair.certificate().toString(),
+        "-startdate", "20200101000000Z", "-enddate", "20200102000000Z", "-extfile", ext.toString(), "-notext");
+    return pair;
+  }
+
   /** A second, unrelated CA (for "wrong CA" tests): its certificate only. */
   public Path otherCa() {
     Path other = dir.resolve("other-ca.pem");

@@ -130,18 +130,34 @@ final class EtcdErrors {
     if (kind == Kind.DENIED) {
       return config.identity() + " may not " + action + ": it needs " + needed + " (etcd: permission denied)";
     }
+    Throwable e = unwrap(cause);
+    if (certificateRefused(e)) {
+      String tls = "TLS: " + tlsCause(e).orElse("the handshake failed");
+      return serverCertificateRefused(e)
+          ? "etcd's certificate was not accepted (" + tls + "): check EtcdConfig's CA file and authority"
+          : "etcd refused the TLS handshake (" + tls + "): check EtcdConfig's client certificate and key (given,"
+              + " signed by the CA etcd trusts, not expired, the key matching the certificate)";
+    }
     String who = config.identity();
     return (who.equals("no etcd user") ? "etcd requires authentication and no etcd user was given"
-        : "etcd did not accept " + who) + " (" + refusalReason(cause) + "): check EtcdConfig's credentials, or its"
-        + " client certificate, key and CA";
+        : "etcd did not accept " + who) + " (" + refusalReason(e) + "): check EtcdConfig's credentials, or its"
+        + " client certificate";
   }
 
-  /** etcd's own words for a refusal: the token request's status under gRPC's UNAUTHENTICATED, or the TLS cause. */
-  private static String refusalReason(Throwable t) {
-    Throwable e = unwrap(t);
-    if (certificateRefused(e)) {
-      return "TLS: " + tlsCause(e).orElse("the handshake failed");
+  /** Whether this side refused etcd's certificate (a certificate or path exception), not etcd ours. */
+  private static boolean serverCertificateRefused(Throwable t) {
+    for (Throwable e = t; e != null && e != e.getCause(); e = e.getCause()) {
+      if (e instanceof java.security.cert.CertificateException
+          || e instanceof java.security.cert.CertPathValidatorException
+          || e instanceof java.security.cert.CertPathBuilderException) {
+        return true;
+      }
     }
+    return false;
+  }
+
+  /** etcd's own words for a refusal: the token request's status under gRPC's UNAUTHENTICATED. */
+  private static String refusalReason(Throwable e) {
     Throwable reason = code(e) == Status.Code.UNAUTHENTICATED && e.getCause() != null && code(e.getCause()) != null
         ? e.getCause() : e;
     String m = reason.getMessage();
