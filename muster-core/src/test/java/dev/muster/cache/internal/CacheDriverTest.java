@@ -229,6 +229,36 @@ class CacheDriverTest {
     }
 
     @Test
+    void aRangeDeniedForGoodStopsTheCacheWithoutRetryingOrTouchingTheConnection() {
+      var denied = new dev.muster.AccessDeniedException(dev.muster.ErrorCode.PERMISSION_DENIED,
+          "etcd user \"c\" may not watch /muster/default/orders/", null);
+      h.io.willDenyRange(denied);
+      h.driver.start();
+      h.timer.advance(Duration.ofMinutes(10));
+
+      assertThat(h.driver.state()).isEqualTo(State.FAILED);
+      assertThat(h.driver.failure()).containsSame(denied);
+      assertThat(h.publisher.failed).containsExactly(denied);
+      assertThat(h.publisher.stale).as("the failure is the one report").isEmpty();
+      assertThat(h.driver.isStale()).isTrue();
+      assertThat(h.journal.stream().filter("range"::equals)).as("one range, no retry").hasSize(1);
+      assertThat(h.io.resets()).isZero();
+    }
+
+    @Test
+    void aWatchCancelledAndThenDeniedStopsAfterItsResyncKeepingTheLastSet() {
+      startWatchingAt10();
+      h.io.willDenyRange(new dev.muster.AccessDeniedException(dev.muster.ErrorCode.PERMISSION_DENIED, "revoked",
+          null));
+      h.driver.onError(h.stream(), CacheDriver.StreamError.OTHER, 0, "etcdserver: permission denied");
+      h.timer.advance(Duration.ofMinutes(10));
+
+      assertThat(h.driver.state()).isEqualTo(State.FAILED);
+      assertThat(ids(h.publisher.last().set())).as("the last set stays").isNotEmpty();
+      assertThat(h.io.resets()).isZero();
+    }
+
+    @Test
     void aRangeThatCannotReachEtcdReplacesTheConnectionFromTheSecondAttempt() {
       h.io.willFailRange("connection refused").willFailRange("connection refused").willFailRange("refused");
       h.io.willRange(10, put("a", 5));

@@ -22,6 +22,7 @@ final class RecordingPublisher implements CacheDriver.Publisher {
   final List<Stale> stale = new ArrayList<>();
   final List<Recovered> recovered = new ArrayList<>();
   final List<Held> held = new ArrayList<>();
+  final List<dev.muster.MusterException> failed = new ArrayList<>();
   private final List<String> journal;
 
   RecordingPublisher(List<String> journal) {
@@ -50,6 +51,12 @@ final class RecordingPublisher implements CacheDriver.Publisher {
   public void held(EndpointSet kept, int wouldRemove, Duration holdFor) {
     held.add(new Held(kept, wouldRemove, holdFor));
     journal.add("held " + wouldRemove);
+  }
+
+  @Override
+  public void failed(EndpointSet set, dev.muster.MusterException why) {
+    failed.add(why);
+    journal.add("failed at " + set.revision());
   }
 
   Published last() {

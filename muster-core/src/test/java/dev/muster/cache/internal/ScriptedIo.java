@@ -56,6 +56,14 @@ final class ScriptedIo implements CacheDriver.Io {
     return this;
   }
 
+  /** The next range is refused for good (permission denied, authentication failed): the cache must stop. */
+  ScriptedIo willDenyRange(dev.muster.MusterException why) {
+    ranges.add(() -> {
+      throw new CacheIoException(why);
+    });
+    return this;
+  }
+
   ScriptedIo willProbe(boolean... answers) {
     for (boolean a : answers) {
       probes.add(a);
