@@ -35,7 +35,21 @@ final class AuthCommand implements Runnable {
     spec.commandLine().usage(spec.commandLine().getOut());
   }
 
-  /** Connects as the given user, runs {@code change} and prints its changes. */
+  /** What every subcommand has: its spec (for output) and the registry options (as root). */
+  abstract static class Subcommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    CommonOptions common;
+
+    /** Connects with the common options, runs {@code change} and prints its changes. */
+    int apply(Function<EtcdAuth, List<EtcdAuth.Change>> change) {
+      return AuthCommand.apply(spec, common.etcdConfig(), change);
+    }
+  }
+
+  /** Connects with {@code config}, runs {@code change} and prints its changes. */
   static int apply(CommandSpec spec, EtcdConfig config, Function<EtcdAuth, List<EtcdAuth.Change>> change) {
     List<EtcdAuth.Change> changes;
     try (EtcdAuth auth = EtcdAuth.connect(config)) {
@@ -52,28 +66,16 @@ final class AuthCommand implements Runnable {
 
   @Command(name = "enable", description = "Create user root if missing (with --password-file's password), give it"
       + " role root, and turn etcd authentication on.")
-  static final class Enable implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    CommonOptions common;
-
+  static final class Enable extends Subcommand {
     @Override
     public Integer call() {
-      return apply(spec, common.etcdConfig(), EtcdAuth::enable);
+      return apply(EtcdAuth::enable);
     }
   }
 
   @Command(name = "add-user", description = "Create etcd user USER with the password on the first line of"
       + " --new-password-file (no change if USER exists).")
-  static final class AddUser implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    CommonOptions common;
-
+  static final class AddUser extends Subcommand {
     @Parameters(index = "0", paramLabel = "USER", description = "The user to create.")
     String user;
 
@@ -84,19 +86,13 @@ final class AuthCommand implements Runnable {
     @Override
     public Integer call() {
       String password = EtcdConfig.Credentials.fromPasswordFile(user, newPasswordFile).password();
-      return apply(spec, common.etcdConfig(), auth -> auth.addUser(user, password));
+      return apply(auth -> auth.addUser(user, password));
     }
   }
 
   @Command(name = "grant-provider", description = "Let USER register SERVICE: readwrite on the service's prefix,"
       + " or with --instance on that one instance key only (it cannot touch other providers' records).")
-  static final class GrantProvider implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    CommonOptions common;
-
+  static final class GrantProvider extends Subcommand {
     @Parameters(index = "0", paramLabel = "SERVICE", description = "The service.")
     String service;
 
@@ -113,19 +109,13 @@ final class AuthCommand implements Runnable {
     @Override
     public Integer call() {
       InstanceKey key = instance == null ? null : new InstanceKey(common.namespace, service, version, instance);
-      return apply(spec, common.etcdConfig(), auth -> auth.grantProvider(common.namespace, service, user, key));
+      return apply(auth -> auth.grantProvider(common.namespace, service, user, key));
     }
   }
 
   @Command(name = "grant-consumer", description = "Let USER watch and list SERVICE (read on its prefix); SERVICE"
       + " '*' grants the whole namespace.")
-  static final class GrantConsumer implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    CommonOptions common;
-
+  static final class GrantConsumer extends Subcommand {
     @Parameters(index = "0", paramLabel = "SERVICE", description = "The service, or '*' for every service of the"
         + " namespace.")
     String service;
@@ -136,36 +126,24 @@ final class AuthCommand implements Runnable {
     @Override
     public Integer call() {
       String which = "*".equals(service) ? null : service;
-      return apply(spec, common.etcdConfig(), auth -> auth.grantConsumer(common.namespace, which, user));
+      return apply(auth -> auth.grantConsumer(common.namespace, which, user));
     }
   }
 
   @Command(name = "grant-admin", description = "Let USER read and write everything under Muster's root.")
-  static final class GrantAdmin implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    CommonOptions common;
-
+  static final class GrantAdmin extends Subcommand {
     @Parameters(index = "0", paramLabel = "USER", description = "The etcd user (it must exist).")
     String user;
 
     @Override
     public Integer call() {
-      return apply(spec, common.etcdConfig(), auth -> auth.grantAdmin(user));
+      return apply(auth -> auth.grantAdmin(user));
     }
   }
 
   @Command(name = "ls", description = "Show whether authentication is on, the users with their roles, and the"
       + " roles with their permissions.")
-  static final class Ls implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    CommonOptions common;
-
+  static final class Ls extends Subcommand {
     @Override
     public Integer call() {
       EtcdAuth.Listing listing;

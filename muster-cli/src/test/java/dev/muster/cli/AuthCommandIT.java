@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
+import dev.muster.testing.TempDirs;
 import dev.muster.testing.TestPki;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,7 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class AuthCommandIT {
-  private static final Path DIR = tempDir();
+  private static final Path DIR = TempDirs.create("muster-auth-cli-");
   private static final TestPki PKI = TestPki.create(DIR.resolve("pki"));
   private static final Duration EXIT = Duration.ofSeconds(40);
 
@@ -37,14 +37,6 @@ class AuthCommandIT {
   static EtcdCluster etcd = EtcdCluster.builder().members(1).tls(PKI).auth().build();
 
   private static Path password;
-
-  private static Path tempDir() {
-    try {
-      return Files.createTempDirectory("muster-auth-cli-");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
 
   @BeforeAll
   static void files() throws IOException {

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
+import dev.muster.testing.TempDirs;
 import dev.muster.testing.TestPki;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,19 +19,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** The command line over mutual TLS: a real {@code muster.jar} process against an etcd that serves only TLS. */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class TlsCommandIT {
-  private static final TestPki PKI = TestPki.create(tempDir());
+  private static final TestPki PKI = TestPki.create(TempDirs.create("muster-tls-cli-"));
   private static final Duration EXIT = Duration.ofSeconds(30);
 
   @RegisterExtension
   static EtcdCluster etcd = EtcdCluster.builder().members(1).tls(PKI).build();
-
-  private static Path tempDir() {
-    try {
-      return Files.createTempDirectory("muster-tls-cli-");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
 
   @Test
   void registerAndLsWorkWithTheTlsFlags() throws Exception {

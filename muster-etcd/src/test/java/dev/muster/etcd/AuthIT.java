@@ -15,12 +15,12 @@ import dev.muster.registry.InstanceKey;
 import dev.muster.registry.RegistrarConfig;
 import dev.muster.registry.Registration;
 import dev.muster.testing.EtcdCluster;
+import dev.muster.testing.TempDirs;
 import dev.muster.testing.TestPki;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.grpc.Status;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,7 +39,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class AuthIT {
-  private static final Path DIR = tempDir();
+  private static final Path DIR = TempDirs.create("muster-auth-it-");
   private static final TestPki PKI = TestPki.create(DIR.resolve("pki"));
 
   @RegisterExtension
@@ -48,14 +48,6 @@ class AuthIT {
   private static final String A = "orders";
   private static final String B = "billing";
   private static Path password;
-
-  private static Path tempDir() {
-    try {
-      return Files.createTempDirectory("muster-auth-it-");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
 
   @BeforeAll
   static void roles() throws IOException {

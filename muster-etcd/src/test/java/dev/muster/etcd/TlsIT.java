@@ -11,6 +11,7 @@ import dev.muster.registry.Instance;
 import dev.muster.registry.RegistrarConfig;
 import dev.muster.registry.Registration;
 import dev.muster.testing.EtcdCluster;
+import dev.muster.testing.TempDirs;
 import dev.muster.testing.TestPki;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,20 +28,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class TlsIT {
-  private static final TestPki PKI = TestPki.create(tempDir());
+  private static final TestPki PKI = TestPki.create(TempDirs.create("muster-tls-it-"));
 
   @RegisterExtension
   static EtcdCluster etcd = EtcdCluster.builder().members(1).tls(PKI).build();
 
   private final String service = "tls-" + UUID.randomUUID().toString().substring(0, 8);
-
-  private static Path tempDir() {
-    try {
-      return Files.createTempDirectory("muster-tls-it-");
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-  }
 
   private static EtcdConfig.Builder config() {
     TestPki.Pair client = PKI.client("orders");

@@ -26,6 +26,11 @@ public final class TempDirs {
     }
   }
 
+  /** A new directory under the system's temporary directory, removed when this JVM exits (test certificates). */
+  public static Path create(String prefix) {
+    return create(Path.of(System.getProperty("java.io.tmpdir")), prefix);
+  }
+
   /** Deletes {@code dir} and everything below it now; an {@link UncheckedIOException} if that fails. */
   public static void delete(Path dir) {
     ProcessReaper.deleted(dir);
