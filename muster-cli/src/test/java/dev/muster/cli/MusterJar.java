@@ -25,4 +25,11 @@ final class MusterJar {
     p.exitCode(limit);
     return p;
   }
+
+  /** {@code args} followed by {@code more}: a command and the connection flags it shares with others. */
+  static String[] concat(String[] args, String... more) {
+    String[] out = java.util.Arrays.copyOf(args, args.length + more.length);
+    System.arraycopy(more, 0, out, args.length, more.length);
+    return out;
+  }
 }
