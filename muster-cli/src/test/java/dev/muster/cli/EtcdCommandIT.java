@@ -89,9 +89,10 @@ class EtcdCommandIT {
   }
 
   @Test
-  void withTlsAndAuthItPrintsTheFlagsThatRegisterAndListAsRootAndWithoutCredentialsLsExitsFive() throws Exception {
+  void withTlsAndAuthItPrintsFlagsThatRegisterAndListAsRootAndWithoutAnEtcdUserLsExitsFive() throws Exception {
     Duration exit = Duration.ofSeconds(30);
-    try (ChildProcess etcd = MusterJar.start("etcd", "--tls", "--auth", "--client-port", "0")) {
+    try (ChildProcess etcd = MusterJar.start("etcd", "--tls", "--auth", "--client-port", "0",
+        "--client-cert", "nobody")) {
       org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60))
           .until(() -> etcd.stdout().contains("Ctrl-C stops every member.") || !etcd.isAlive());
       List<String> out = etcd.stdout();
@@ -116,21 +117,19 @@ class EtcdCommandIT {
           .map(m -> Long.parseLong(m.group(1))).toList();
       assertThat(memberPids).hasSize(1);
 
-      String service = "sec-" + UUID.randomUUID().toString().substring(0, 8);
-      try (ChildProcess register = MusterJar.start(MusterJar.concat(new String[] {"register", "--service", service,
-          "--id", "a", "--address", "127.0.0.1:9000", "--ttl", "3s"}, flags))) {
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
-            .until(() -> register.json().eventNames().contains("registered") || !register.isAlive());
-        assertThat(register.json().eventNames()).as("%s", register).contains("registered");
-        try (ChildProcess ls = MusterJar.run(exit, MusterJar.concat(new String[] {"ls", service}, flags))) {
-          assertThat(ls.exitCode().getAsInt()).as("%s", ls).isZero();
-          assertThat(ls.stdout().get(0)).matches("revision \\d+, 1 instance\\(s\\)");
-        }
-      }
+      MusterJar.assertRegisterThenLsSeesIt("sec-" + UUID.randomUUID().toString().substring(0, 8), flags);
       try (ChildProcess ls = MusterJar.run(exit, "ls", "--endpoints", byFlag.get("--endpoints"), "--cacert",
           byFlag.get("--cacert"))) {
-        assertThat(ls.exitCode().getAsInt()).as("%s", ls).isEqualTo(5);
+        assertThat(ls.exitCode().getAsInt()).as("no client certificate, no user: %s", ls).isEqualTo(5);
         assertThat(ls.stderr()).singleElement().asString().startsWith("muster: ");
+      }
+      String nobody = out.stream().filter(l -> l.startsWith("client certificate for etcd user nobody: "))
+          .findFirst().orElseThrow(() -> new AssertionError("no certificate line for nobody: " + out));
+      String[] nobodyCert = nobody.substring(nobody.indexOf(": ") + 2).split(" ");
+      try (ChildProcess ls = MusterJar.run(exit, MusterJar.concat(new String[] {"ls", "--endpoints",
+          byFlag.get("--endpoints"), "--cacert", byFlag.get("--cacert")}, nobodyCert))) {
+        assertThat(ls.exitCode().getAsInt()).as("a certificate for no etcd user: %s", ls).isEqualTo(5);
+        assertThat(ls.stderr()).singleElement().asString().contains("nobody");
       }
 
       etcd.terminate();
@@ -139,5 +138,4 @@ class EtcdCommandIT {
       assertThat(ProcessHandle.of(memberPids.get(0)).filter(ProcessHandle::isAlive)).isEmpty();
     }
   }
-
 }

@@ -39,16 +39,7 @@ class TlsCommandIT {
     TestPki.Pair client = PKI.client("orders");
     String[] tls = {"--endpoints", etcd.endpointsString(), "--cacert", PKI.ca().toString(), "--cert",
         client.certificate().toString(), "--key", client.key().toString()};
-    try (ChildProcess register = MusterJar.start(MusterJar.concat(new String[] {"register", "--service", service,
-        "--id", "a", "--address", "127.0.0.1:9000", "--ttl", "3s"}, tls))) {
-      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
-          .until(() -> register.json().eventNames().contains("registered") || !register.isAlive());
-      assertThat(register.json().eventNames()).as("%s", register).contains("registered");
-      try (ChildProcess ls = MusterJar.run(EXIT, MusterJar.concat(new String[] {"ls", service}, tls))) {
-        assertThat(ls.exitCode().getAsInt()).as("%s", ls).isZero();
-        assertThat(ls.stdout().get(0)).matches("revision \\d+, 1 instance\\(s\\)");
-      }
-    }
+    MusterJar.assertRegisterThenLsSeesIt(service, tls);
   }
 
   @Test
