@@ -2,10 +2,16 @@ package dev.muster.cli;
 
 import dev.muster.testing.EtcdCluster;
 import dev.muster.testing.EtcdMember;
+import dev.muster.testing.TempDirs;
+import dev.muster.testing.TestPki;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -16,14 +22,16 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code muster etcd}: a development registry in the foreground. Starts 1, 3 or 5 etcd members through the
- * launcher, prints their endpoints, and stops every member (by pid) on Ctrl-C or SIGTERM.
+ * launcher, prints their endpoints (with {@code --tls} and {@code --auth}, also the certificates and root's
+ * credentials: {@link EtcdAccess}), and stops every member (by pid) on Ctrl-C or SIGTERM.
  */
 @Command(
     name = "etcd",
     mixinStandardHelpOptions = true,
     description = {
         "Run a local etcd (or a 3- or 5-member cluster) in the foreground for development.",
-        "Prints each member's endpoint and the --endpoints value to use; Ctrl-C or SIGTERM stops every member."})
+        "Prints each member's endpoint and the --endpoints value to use (with --tls and --auth also the certificate"
+            + " and credential flags, and MUSTER_* lines to export); Ctrl-C or SIGTERM stops every member."})
 final class EtcdCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
@@ -47,6 +55,22 @@ final class EtcdCommand implements Callable<Integer> {
       description = "How long the members may take to become healthy (default ${DEFAULT-VALUE}).")
   Duration startTimeout;
 
+  @Option(names = "--tls",
+      description = "Serve clients and peers over TLS only (https://) and require a client certificate signed by a"
+          + " throw-away CA, made afresh on every start under DIR/pki with --data-dir, else in a temporary directory"
+          + " removed on exit. Prints --cacert and a client certificate whose CN is root.")
+  boolean tls;
+
+  @Option(names = "--auth",
+      description = "Turn etcd authentication on: user root with a generated password, kept in a file (under"
+          + " --data-dir it is reused next time). Prints --user root --password-file FILE.")
+  boolean auth;
+
+  @Option(names = "--client-cert", paramLabel = "USER",
+      description = "With --tls, also make a client certificate whose CN is USER (its etcd user under"
+          + " client-certificate auth); repeat for more.")
+  List<String> clientCerts = new ArrayList<>();
+
   @Override
   public Integer call() throws InterruptedException {
     if (members != 1 && members != 3 && members != 5) {
@@ -56,22 +80,43 @@ final class EtcdCommand implements Callable<Integer> {
       throw new Errors.UsageException("--client-port is " + clientPort + ": use 0 (free ports) or a port up to "
           + (65535 - 10 * members));
     }
+    if (!clientCerts.isEmpty() && !tls) {
+      throw new Errors.UsageException("--client-cert needs --tls: without TLS there are no client certificates");
+    }
     PrintWriter out = spec.commandLine().getOut();
-    EtcdCluster cluster = EtcdCluster.builder()
-        .members(members).dataDir(dataDir).clientPort(clientPort).startTimeout(startTimeout).build();
+    Path pkiDir = tls ? pkiDir() : null;
+    EtcdCluster cluster;
+    TestPki pki;
+    try {
+      pki = tls ? TestPki.create(pkiDir) : null;
+      EtcdCluster.Builder b = EtcdCluster.builder()
+          .members(members).dataDir(dataDir).clientPort(clientPort).startTimeout(startTimeout);
+      if (pki != null) {
+        b.tls(pki);
+      }
+      if (auth) {
+        b.auth();
+      }
+      cluster = b.build();
+    } catch (RuntimeException e) {
+      removeTemporary(pkiDir);
+      throw e;
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Thread stopper = new Thread(() -> {
       out.println("muster etcd: stopping " + members + " member(s)");
       cluster.close();
+      removeTemporary(pkiDir);
       stopped.countDown();
     }, "muster-etcd-stop");
     Runtime.getRuntime().addShutdownHook(stopper);
     try {
-      out.println("muster etcd: starting " + members + " member(s)...");
+      out.println("muster etcd: starting " + members + " member(s)" + modes() + "...");
       cluster.start();
     } catch (RuntimeException e) {
       Runtime.getRuntime().removeShutdownHook(stopper);
       cluster.close();
+      removeTemporary(pkiDir);
       throw e;
     }
     Set<String> reported = new HashSet<>();
@@ -80,8 +125,7 @@ final class EtcdCommand implements Callable<Integer> {
     for (EtcdMember m : cluster.members()) {
       out.printf("  %s  %s  pid %d%n", m.name(), m.clientUrl(), m.pid().orElse(-1));
     }
-    out.println("--endpoints " + cluster.endpointsString());
-    out.println("export MUSTER_ENDPOINTS=" + cluster.endpointsString());
+    EtcdAccess.of(cluster, pki, dataDir == null, clientCerts).print(out);
     out.println("Ctrl-C stops every member.");
     out.flush();
     while (stopped.getCount() > 0) {
@@ -94,5 +138,33 @@ final class EtcdCommand implements Callable<Integer> {
       Thread.sleep(1000);
     }
     return 0;
+  }
+
+  private String modes() {
+    return tls && auth ? " (TLS, client certificates required, etcd authentication on)"
+        : tls ? " (TLS, client certificates required)" : auth ? " (etcd authentication on)" : "";
+  }
+
+  /** DIR/pki, emptied (its certificates are remade on every start), or a temporary directory. */
+  private Path pkiDir() {
+    if (dataDir == null) {
+      return TempDirs.create(Path.of(System.getProperty("java.io.tmpdir")), "muster-etcd-pki-");
+    }
+    Path dir = dataDir.toAbsolutePath().resolve("pki");
+    if (Files.exists(dir)) {
+      TempDirs.delete(dir);
+    }
+    return dir;
+  }
+
+  private void removeTemporary(Path pkiDir) {
+    if (pkiDir == null || dataDir != null) {
+      return;
+    }
+    try {
+      TempDirs.delete(pkiDir);
+    } catch (UncheckedIOException e) {
+      // The JVM's own shutdown clean-up may be deleting it at the same moment; it is gone either way.
+    }
   }
 }

@@ -1,5 +1,7 @@
 package dev.muster.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.muster.testing.ChildProcess;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,5 +26,30 @@ final class MusterJar {
     ChildProcess p = start(args);
     p.exitCode(limit);
     return p;
+  }
+
+  /** {@code args} followed by {@code more}: a command and the connection flags it shares with others. */
+  static String[] concat(String[] args, String... more) {
+    String[] out = java.util.Arrays.copyOf(args, args.length + more.length);
+    System.arraycopy(more, 0, out, args.length, more.length);
+    return out;
+  }
+
+  /**
+   * Registers instance {@code a} of {@code service} with the {@code connection} flags (endpoints, TLS, credentials),
+   * checks that it printed {@code registered} and that {@code ls} with the same flags lists exactly one instance, then
+   * stops it.
+   */
+  static void assertRegisterThenLsSeesIt(String service, String... connection) {
+    try (ChildProcess register = start(concat(new String[] {"register", "--service", service, "--id", "a",
+        "--address", "127.0.0.1:9000", "--ttl", "3s"}, connection))) {
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+          .until(() -> register.json().eventNames().contains("registered") || !register.isAlive());
+      assertThat(register.json().eventNames()).as("%s", register).contains("registered");
+      try (ChildProcess ls = run(Duration.ofSeconds(30), concat(new String[] {"ls", service}, connection))) {
+        assertThat(ls.exitCode().getAsInt()).as("%s", ls).isZero();
+        assertThat(ls.stdout().get(0)).matches("revision \\d+, 1 instance\\(s\\)");
+      }
+    }
   }
 }

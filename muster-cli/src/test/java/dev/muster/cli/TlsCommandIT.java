@@ -31,16 +31,7 @@ class TlsCommandIT {
     TestPki.Pair client = PKI.client("orders");
     String[] tls = {"--endpoints", etcd.endpointsString(), "--cacert", PKI.ca().toString(), "--cert",
         client.certificate().toString(), "--key", client.key().toString()};
-    try (ChildProcess register = MusterJar.start(concat(new String[] {"register", "--service", service, "--id", "a",
-        "--address", "127.0.0.1:9000", "--ttl", "3s"}, tls))) {
-      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
-          .until(() -> register.json().eventNames().contains("registered") || !register.isAlive());
-      assertThat(register.json().eventNames()).as("%s", register).contains("registered");
-      try (ChildProcess ls = MusterJar.run(EXIT, concat(new String[] {"ls", service}, tls))) {
-        assertThat(ls.exitCode().getAsInt()).as("%s", ls).isZero();
-        assertThat(ls.stdout().get(0)).matches("revision \\d+, 1 instance\\(s\\)");
-      }
-    }
+    MusterJar.assertRegisterThenLsSeesIt(service, tls);
   }
 
   @Test
@@ -62,11 +53,5 @@ class TlsCommandIT {
       assertThat(ls.stderr()).singleElement().asString().contains("clientKey").contains("/nonexistent.pem")
           .contains("no such file");
     }
-  }
-
-  private static String[] concat(String[] a, String[] b) {
-    String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
-    System.arraycopy(b, 0, out, a.length, b.length);
-    return out;
   }
 }

@@ -47,16 +47,20 @@ public final class Fleet {
    */
   public static final int WARM_CALLS = 30;
 
-  /** Starts A, B and W (each may be skipped) and waits until the callers are {@linkplain #warm warm}. */
-  public Fleet consumers(LabContext ctx, String endpoints, boolean withA, boolean withB, boolean withWatcher) {
+  /**
+   * Starts A, B and W (each may be skipped), each with the {@code extra} arguments (e.g. TLS and credential flags),
+   * and waits until the callers are {@linkplain #warm warm}.
+   */
+  public Fleet consumers(LabContext ctx, String endpoints, boolean withA, boolean withB, boolean withWatcher,
+      String... extra) {
     if (withA) {
-      a = ctx.consumer("consumer-a", service, endpoints, true);
+      a = ctx.consumer("consumer-a", service, endpoints, true, extra);
     }
     if (withB) {
-      b = ctx.consumer("consumer-b", service, endpoints, false);
+      b = ctx.consumer("consumer-b", service, endpoints, false, extra);
     }
     if (withWatcher) {
-      watcher = ctx.watcher("watcher", service, endpoints);
+      watcher = ctx.watcher("watcher", service, endpoints, extra);
       ctx.await("the watcher's snapshot", Duration.ofSeconds(30), () -> watcher.json().has("snapshot"));
     }
     awaitWarm(ctx, java.util.Arrays.stream(new ChildProcess[] {a, b}).filter(java.util.Objects::nonNull)
@@ -104,6 +108,15 @@ public final class Fleet {
     return watcher.json().lines().stream()
         .filter(n -> n.has("instances") && !JsonLog.ts(n).isBefore(after) && !JsonLog.ids(n).contains(id))
         .map(JsonLog::ts).findFirst();
+  }
+
+  /**
+   * Waits up to {@code limit} for this fleet's watcher to print a set without {@code id} at or after {@code after},
+   * and returns when it did; fails the scenario after the limit.
+   */
+  public Instant awaitRemoved(LabContext ctx, String id, Instant after, Duration limit) {
+    ctx.await("the watcher drops " + id, limit, () -> removedAt(watcher, id, after).isPresent());
+    return removedAt(watcher, id, after).orElseThrow();
   }
 
   /** When the watcher first printed a set with {@code id}, at or after {@code after}. */

@@ -54,7 +54,12 @@ public final class LabContext implements AutoCloseable {
 
   /** Starts a private etcd cluster (its data and logs under this scenario's directory are temporary). */
   public EtcdCluster etcd(int members) {
-    EtcdCluster cluster = EtcdCluster.builder().members(members).build();
+    return etcd(EtcdCluster.builder().members(members));
+  }
+
+  /** Starts a private etcd cluster as {@code builder} describes it (TLS, auth), stopped by {@link #close()}. */
+  public EtcdCluster etcd(EtcdCluster.Builder builder) {
+    EtcdCluster cluster = builder.build();
     clusters.add(cluster);
     return cluster.start();
   }

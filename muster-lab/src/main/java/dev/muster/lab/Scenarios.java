@@ -14,10 +14,11 @@ import dev.muster.lab.scenarios.RegistryDownInstanceCrash;
 import dev.muster.lab.scenarios.RegistryDownKeepVsClear;
 import dev.muster.lab.scenarios.SigcontDetectsLeaseLoss;
 import dev.muster.lab.scenarios.SigstopStaleWindow;
+import dev.muster.lab.scenarios.TlsAuthRoundTrip;
 import dev.muster.lab.scenarios.WatchBreak;
 import java.util.List;
 
-/** Every scenario the lab runs, in SPEC §6's order. */
+/** Every scenario the lab runs: SPEC §6's, in its order, then the ones added since. */
 public final class Scenarios {
   private Scenarios() {}
 
@@ -39,7 +40,8 @@ public final class Scenarios {
         new LeaderChange(),
         new HalfOpenWatch(),
         new DrainBeforeRevokeInFlight(),
-        new ReconnectStorm());
+        new ReconnectStorm(),
+        new TlsAuthRoundTrip());
   }
 
   /** SPEC §6 scenarios not built yet; listed so the output says so plainly. */
