@@ -7,6 +7,7 @@ import dev.muster.ErrorCode;
 import dev.muster.InvalidInputException;
 import dev.muster.MalformedValueException;
 import dev.muster.MusterException;
+import dev.muster.internal.Json;
 import java.util.Objects;
 
 /**
