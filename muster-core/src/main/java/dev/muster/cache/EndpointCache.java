@@ -35,6 +35,14 @@ public interface EndpointCache extends AutoCloseable {
   /** Values excluded because they did not decode. */
   long malformedCount();
 
+  /**
+   * Records excluded because they did not verify against {@link CacheConfig#trustedKeys()}: unsigned, signed by a
+   * key not trusted for the service, or with a signature that does not match their key, lease and value
+   * ({@link dev.muster.sign.UnverifiedRecordException.Reason}). Always 0 when no keys are trusted. A value that
+   * does not decode is counted in {@link #malformedCount()} instead, never in both.
+   */
+  long unverifiedCount();
+
   /** Waits until the first set is published (from etcd or the disk snapshot); false on timeout. */
   boolean awaitReady(Duration timeout);
 

@@ -7,6 +7,9 @@ import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
 import dev.muster.registry.InstanceKey;
 import dev.muster.registry.RegistryLayout;
+import dev.muster.sign.RecordSignature;
+import dev.muster.sign.TrustedKeys;
+import dev.muster.sign.UnverifiedRecordException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -34,6 +37,9 @@ import org.slf4j.LoggerFactory;
  *   <li>A value that does not decode is not a reason to stop: its key is excluded from the set, counted in
  *       {@link #malformedCount()} and logged once per key and revision. A value that stops decoding removes its
  *       instance.
+ *   <li>With trusted keys, a value that decodes but does not verify ({@link RecordSignature#verify}: unsigned,
+ *       an untrusted key, or a signature that does not match its key, lease and value) is handled the same way,
+ *       counted in {@link #unverifiedCount()} instead. Decoding comes first, so a record is counted once.
  * </ul>
  *
  * <p>Cost: {@link #apply} works and allocates in O(changed × log n) for n instances. The set is a persistent
@@ -51,16 +57,24 @@ public final class RevisionApplier {
 
   private final RegistryLayout layout;
   private final String prefix;
+  private final TrustedKeys trust;
   private EndpointSet current = EndpointSet.EMPTY;
   private long malformed;
+  private long unverified;
 
   /** A set to publish and what changed to get there. */
   public record Publication(EndpointSet set, EndpointDelta delta) {}
 
   /** An applier for the keys under {@code prefix} (a service or version prefix of {@code layout}). */
   public RevisionApplier(RegistryLayout layout, String prefix) {
+    this(layout, prefix, TrustedKeys.NONE);
+  }
+
+  /** As {@link #RevisionApplier(RegistryLayout, String)}, serving only records that verify against {@code trust}. */
+  public RevisionApplier(RegistryLayout layout, String prefix, TrustedKeys trust) {
     this.layout = Objects.requireNonNull(layout, "layout");
     this.prefix = Objects.requireNonNull(prefix, "prefix");
+    this.trust = Objects.requireNonNull(trust, "trust");
   }
 
   public EndpointSet current() {
@@ -75,6 +89,11 @@ public final class RevisionApplier {
   /** Values excluded because they did not decode, since this applier was made. */
   public long malformedCount() {
     return malformed;
+  }
+
+  /** Values that decoded but were excluded because they did not verify, since this applier was made. */
+  public long unverifiedCount() {
+    return unverified;
   }
 
   /** Replaces the whole set with a snapshot taken at {@code revision}: never merges with the current set. */
@@ -161,12 +180,23 @@ public final class RevisionApplier {
   }
 
   private Optional<Instance> decode(InstanceKey key, CacheRecord r, long revision) {
+    Instance instance;
     try {
-      return Optional.of(InstanceCodec.decode(key, r.value()));
+      instance = InstanceCodec.decode(key, r.value());
     } catch (MusterException e) {
       countMalformed(r.key(), revision, e.getMessage());
       return Optional.empty();
     }
+    if (!trust.isEmpty()) {
+      try {
+        RecordSignature.verify(trust.forService(key.namespace(), key.service()), r.key(), r.lease(), r.value());
+      } catch (UnverifiedRecordException e) {
+        unverified++;
+        log.warn("excluded {} at revision {}: {}", r.key(), revision, e.getMessage());
+        return Optional.empty();
+      }
+    }
+    return Optional.of(instance);
   }
 
   private void countMalformed(String key, long revision, String why) {
