@@ -2,6 +2,7 @@ package dev.muster.lab;
 
 import dev.muster.lab.scenarios.DrainBeforeRevokeInFlight;
 import dev.muster.lab.scenarios.EtcdRestartRecovery;
+import dev.muster.lab.scenarios.ForgedRegistration;
 import dev.muster.lab.scenarios.GracefulStopRevokesLease;
 import dev.muster.lab.scenarios.HalfOpenWatch;
 import dev.muster.lab.scenarios.Kill9StaleWindow;
@@ -17,7 +18,7 @@ import dev.muster.lab.scenarios.SigstopStaleWindow;
 import dev.muster.lab.scenarios.WatchBreak;
 import java.util.List;
 
-/** Every scenario the lab runs, in SPEC §6's order. */
+/** Every scenario the lab runs, in SPEC §6's order, then those added with later issues. */
 public final class Scenarios {
   private Scenarios() {}
 
@@ -39,7 +40,8 @@ public final class Scenarios {
         new LeaderChange(),
         new HalfOpenWatch(),
         new DrainBeforeRevokeInFlight(),
-        new ReconnectStorm());
+        new ReconnectStorm(),
+        new ForgedRegistration()); // issue 13: signed records
   }
 
   /** SPEC §6 scenarios not built yet; listed so the output says so plainly. */
