@@ -77,6 +77,33 @@ class RevisionApplierVerificationTest {
   }
 
   @Test
+  void aResyncChecksOnlyTheRecordsThatChangedSinceTheyVerified() {
+    CacheRecord a = signed(instance("a"), PROVIDER, LEASE, 5);
+    checking.replace(20, List.of(a, signed(instance("b"), PROVIDER, LEASE, 6)), EndpointDelta.Kind.SNAPSHOT);
+    assertThat(checking.signatureChecks()).isEqualTo(2);
+
+    checking.replace(30, List.of(a, signed(instance("b").weight(5), PROVIDER, LEASE, 25),
+        signed(instance("c"), PROVIDER, LEASE, 26)), EndpointDelta.Kind.RESYNC);
+    assertThat(checking.signatureChecks()).as("a is unchanged").isEqualTo(4);
+    assertThat(ids(checking.current())).containsExactly("a", "b", "c");
+
+    checking.apply(31, List.of(new CacheRecord(CacheRecord.Kind.PUT, a.key(), a.value(), 31, a.lease())));
+    assertThat(checking.signatureChecks()).as("a watched put is checked").isEqualTo(5);
+  }
+
+  @Test
+  void theSameValueOnAnotherLeaseIsCheckedAgainAtAResyncAndExcluded() {
+    CacheRecord a = signed(instance("a"), PROVIDER, LEASE, 5);
+    checking.replace(20, List.of(a), EndpointDelta.Kind.SNAPSHOT);
+
+    checking.replace(30, List.of(new CacheRecord(CacheRecord.Kind.PUT, a.key(), a.value(), 29, LEASE + 1)),
+        EndpointDelta.Kind.RESYNC);
+
+    assertThat(ids(checking.current())).isEmpty();
+    assertThat(checking.unverifiedCount()).isEqualTo(1);
+  }
+
+  @Test
   void aValueThatDoesNotDecodeCountsAsMalformedNotAsUnverified() {
     checking.replace(20, List.of(CacheRecord.put(key("m"), "{\"port\":8080}".getBytes(UTF_8), 5, LEASE)),
         EndpointDelta.Kind.SNAPSHOT);
