@@ -40,8 +40,8 @@ import java.util.Optional;
  * consumers mix freely. Since a provider re-puts its value under a new lease after a lease loss, it signs whenever
  * it puts (Muster's registrar does, when given a {@link SigningKey}).
  *
- * <p>Cost: one Ed25519 signature per put; one verification per record a cache receives (about a millisecond each
- * on JDK 17, whose Ed25519 is plain Java, on a small machine: a snapshot of n records takes about n ms more).
+ * <p>Cost: one Ed25519 signature per put; one verification per record a cache receives (1-3 ms each on JDK 17,
+ * whose Ed25519 is plain Java, on a 2-core machine: a snapshot of n records takes n-3n ms more).
  *
  * <p>Stateless and thread-safe.
  */
