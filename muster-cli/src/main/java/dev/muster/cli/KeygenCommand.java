@@ -68,6 +68,10 @@ final class KeygenCommand implements Callable<Integer> {
   }
 
   private Path sibling(String suffix) {
+    if (out.getFileName() == null) {
+      throw new InvalidInputException("--out", out.toString(), "give a file name to add .key and .pub to, e.g."
+          + " keys/orders");
+    }
     return out.resolveSibling(out.getFileName() + suffix);
   }
 

@@ -32,9 +32,10 @@ final class Pem {
       if (Files.isDirectory(file)) {
         throw new InvalidInputException(field, file.toString(), "it is a directory: give the path of a PEM key file");
       }
-      if (Files.size(file) > MAX_FILE_BYTES) {
-        throw new InvalidInputException(field, file.toString(), "the file is " + Files.size(file)
-            + " bytes, too large for a key file: give the path of a PEM key file");
+      long size = Files.size(file);
+      if (size > MAX_FILE_BYTES) {
+        throw new InvalidInputException(field, file.toString(), "the file is " + size + " bytes, too large for a key"
+            + " file: give the path of a PEM key file");
       }
       return Files.readString(file, StandardCharsets.ISO_8859_1); // any bytes: a binary file is "not PEM"
     } catch (NoSuchFileException e) {

@@ -7,6 +7,7 @@ import java.security.KeyFactory;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.PrivateKey;
+import java.security.PublicKey;
 import java.security.SecureRandom;
 import java.security.Signature;
 import java.security.interfaces.EdECPrivateKey;
@@ -112,7 +113,7 @@ public final class SigningKey {
    * "random" bytes, it computes our public key. The result is checked (same private bytes, and a signature that
    * verifies), so a JDK that generated keys differently would fail here loudly rather than sign under a wrong id.
    */
-  private static java.security.PublicKey publicKeyOf(EdECPrivateKey key) {
+  private static PublicKey publicKeyOf(EdECPrivateKey key) {
     byte[] seed = key.getBytes().orElseThrow(() -> new IllegalStateException("the Ed25519 key has no bytes"));
     try {
       KeyPairGenerator generator = KeyPairGenerator.getInstance("Ed25519");

@@ -86,6 +86,7 @@ public final class TrustedKey {
     return keyId;
   }
 
+  /** The Ed25519 public key. */
   public PublicKey publicKey() {
     return key;
   }

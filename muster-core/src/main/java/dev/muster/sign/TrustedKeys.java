@@ -2,7 +2,9 @@ package dev.muster.sign;
 
 import dev.muster.InvalidInputException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -109,7 +111,7 @@ public final class TrustedKeys {
     public TrustedKeys build() {
       Map<Scope, List<TrustedKey>> copy = new LinkedHashMap<>();
       scopes.forEach((scope, keys) -> copy.put(scope, List.copyOf(keys)));
-      return copy.isEmpty() ? NONE : new TrustedKeys(java.util.Collections.unmodifiableMap(copy));
+      return copy.isEmpty() ? NONE : new TrustedKeys(Collections.unmodifiableMap(copy));
     }
 
     private Builder add(Scope scope, Collection<TrustedKey> keys) {
@@ -122,7 +124,7 @@ public final class TrustedKeys {
     }
 
     private static List<TrustedKey> list(TrustedKey[] keys) {
-      return keys == null ? null : java.util.Arrays.asList(keys); // nulls reach add(), which names them
+      return keys == null ? null : Arrays.asList(keys); // nulls reach add(), which names them
     }
 
     private static String name(String field, String value) {

@@ -9,9 +9,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** Reading, writing and identifying keys: {@link SigningKey} and {@link TrustedKey}, and what bad files say. */
 class KeysTest {
@@ -69,6 +73,21 @@ class KeysTest {
     assertThat(key.trustedKey().toString()).isEqualTo("TrustedKey[" + OPENSSL_KEY_ID + "]");
   }
 
+  static Stream<Arguments> badPemTexts() {
+    return Stream.of(
+        Arguments.of("a public key given to sign", true, OPENSSL_PUBLIC, "it holds a public key"),
+        Arguments.of("a private key given to trust", false, OPENSSL_PRIVATE, "it holds a private key"),
+        Arguments.of("another PEM block", false, "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
+            "it holds a PEM \"CERTIFICATE\""),
+        Arguments.of("bad base64", true, "-----BEGIN PRIVATE KEY-----\n%%%not base64%%%\n-----END PRIVATE KEY-----\n",
+            "is not base64"),
+        Arguments.of("no END line", true, OPENSSL_PRIVATE.replace("-----END PRIVATE KEY-----", ""),
+            "has no -----END PRIVATE KEY----- line"),
+        Arguments.of("an encrypted key", true,
+            "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIB\n-----END ENCRYPTED PRIVATE KEY-----\n",
+            "the key is encrypted"));
+  }
+
   @Nested
   class BadFilesAreRefusedOnOneLineNamingTheFile {
     @Test
@@ -83,16 +102,12 @@ class KeysTest {
       assertRefused(() -> SigningKey.read(dir), "signingKey", dir, "it is a directory");
     }
 
-    @Test
-    void aPublicKeyGivenToSign() throws Exception {
-      Path pub = write("k.pub", OPENSSL_PUBLIC);
-      assertRefused(() -> SigningKey.read(pub), "signingKey", pub, "it holds a public key");
-    }
-
-    @Test
-    void aPrivateKeyGivenToTrust() throws Exception {
-      Path key = write("k.key", OPENSSL_PRIVATE);
-      assertRefused(() -> TrustedKey.read(key), "trustedKey", key, "it holds a private key");
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.muster.sign.KeysTest#badPemTexts")
+    void aPemTextThatIsNotTheKeyAsked(String what, boolean signing, String text, String problem) throws Exception {
+      Path file = write("k.pem", text);
+      assertRefused(signing ? () -> SigningKey.read(file) : () -> TrustedKey.read(file),
+          signing ? "signingKey" : "trustedKey", file, problem);
     }
 
     @Test
@@ -101,30 +116,6 @@ class KeysTest {
       Files.write(binary, new byte[] {0x30, (byte) 0x82, 0x01, (byte) 0xff, 0x00});
       assertRefused(() -> SigningKey.read(binary), "signingKey", binary, "not a PEM file");
       assertRefused(() -> TrustedKey.read(binary), "trustedKey", binary, "not a PEM file");
-    }
-
-    @Test
-    void anotherPemBlock() throws Exception {
-      Path cert = write("c.pem", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
-      assertRefused(() -> TrustedKey.read(cert), "trustedKey", cert, "it holds a PEM \"CERTIFICATE\"");
-    }
-
-    @Test
-    void badBase64() throws Exception {
-      Path key = write("k.key", "-----BEGIN PRIVATE KEY-----\n%%%not base64%%%\n-----END PRIVATE KEY-----\n");
-      assertRefused(() -> SigningKey.read(key), "signingKey", key, "is not base64");
-    }
-
-    @Test
-    void aMissingEndLine() throws Exception {
-      Path key = write("k.key", OPENSSL_PRIVATE.replace("-----END PRIVATE KEY-----", ""));
-      assertRefused(() -> SigningKey.read(key), "signingKey", key, "has no -----END PRIVATE KEY----- line");
-    }
-
-    @Test
-    void anEncryptedKey() throws Exception {
-      Path key = write("k.key", "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIB\n-----END ENCRYPTED PRIVATE KEY-----\n");
-      assertRefused(() -> SigningKey.read(key), "signingKey", key, "the key is encrypted");
     }
 
     @Test

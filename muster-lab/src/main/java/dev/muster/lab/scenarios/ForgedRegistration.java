@@ -81,9 +81,9 @@ public final class ForgedRegistration implements Scenario {
     forger.start();
     try (Client client = Client.builder().endpoints(endpoints.split(",")).build()) {
       String p1KeyId = TrustedKey.read(Path.of(key + ".pub")).keyId();
+      Instant forged = Instant.now(); // before the puts: a consumer may print them before forge() returns
       long last = forge(client, f.service, forger.getAddress().getPort(), p1KeyId);
-      Instant forged = Instant.now();
-      ctx.mark("forge", String.join(", ", FORGED) + " put on the lab's own lease, at revision " + last);
+      ctx.mark("forge", String.join(", ", FORGED) + " put on the lab's own lease, the last at revision " + last);
       ctx.await("N serves the forged records", Duration.ofSeconds(30),
           () -> Fleet.lastSet(n).containsAll(FORGED));
       Instant nServes = FORGED.stream().map(id -> Fleet.presentAt(n, id, forged).orElseThrow()).max(
@@ -107,8 +107,8 @@ public final class ForgedRegistration implements Scenario {
       boolean pass = tSet.equals(List.of("p1")) && unverified >= FORGED.size() && tToForged == 0 && tFailed == 0
           && !tCalls.isEmpty() && nSet.containsAll(FORGED) && nToForger > 0 && forgerHits.get() > 0;
       return ScenarioResult.of(this, pass, String.format("T serves %s, %d unverified excluded, %d of %d calls to a"
-              + " forged record, %d failed; N serves %s (all %d forgeries %d ms after the put), %d of %d calls"
-              + " answered by the forger",
+              + " forged record, %d failed; N serves %s (all %d forgeries %d ms after the first put), %d of %d"
+              + " calls answered by the forger",
           tSet, unverified, tToForged, tCalls.size(), tFailed, nSet, FORGED.size(), Fleet.millis(forged, nServes),
           nToForger, nCalls.size()),
           "T (trusts p1's key) serves only p1, counts the " + FORGED.size() + " forgeries and never calls them; N"
