@@ -81,8 +81,9 @@ public final class ForgedRegistration implements Scenario {
     forger.start();
     try (Client client = Client.builder().endpoints(endpoints.split(",")).build()) {
       String p1KeyId = TrustedKey.read(Path.of(key + ".pub")).keyId();
+      long lease = client.getLeaseClient().grant(60).get(10, TimeUnit.SECONDS).getID(); // the forger's own
       Instant forged = Instant.now(); // before the puts: a consumer may print them before forge() returns
-      long last = forge(client, f.service, forger.getAddress().getPort(), p1KeyId);
+      long last = forge(client, lease, f.service, forger.getAddress().getPort(), p1KeyId);
       ctx.mark("forge", String.join(", ", FORGED) + " put on the lab's own lease, the last at revision " + last);
       ctx.await("N serves the forged records", Duration.ofSeconds(30),
           () -> Fleet.lastSet(n).containsAll(FORGED));
@@ -128,10 +129,10 @@ public final class ForgedRegistration implements Scenario {
     return key;
   }
 
-  /** Puts the three forged records (see the class comment) on a new lease; returns the last revision. */
-  private static long forge(Client client, String service, int forgerPort, String p1KeyId) throws Exception {
+  /** Puts the three forged records (see the class comment) on {@code lease}; returns the last revision. */
+  private static long forge(Client client, long lease, String service, int forgerPort, String p1KeyId)
+      throws Exception {
     RegistryLayout layout = RegistryLayout.defaults();
-    long lease = client.getLeaseClient().grant(60).get(10, TimeUnit.SECONDS).getID();
     Instance evil = Instance.of(service, "127.0.0.1", forgerPort);
     put(client, layout.instanceKey(evil.id("forged-unsigned")), InstanceCodec.encode(evil.id("forged-unsigned")),
         lease);
