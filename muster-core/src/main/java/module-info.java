@@ -14,6 +14,7 @@ module dev.muster.core {
   exports dev.muster.outlier;
   exports dev.muster.registry;
   exports dev.muster.retry;
+  exports dev.muster.sign;
 
   // Machinery: for Muster's own etcd adapter only.
   exports dev.muster.internal to dev.muster.etcd;

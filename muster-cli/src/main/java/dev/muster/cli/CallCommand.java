@@ -56,6 +56,9 @@ final class CallCommand implements Callable<Integer> {
   @Mixin
   CommonOptions common;
 
+  @Mixin
+  TrustKeyOptions trust;
+
   @Parameters(index = "0", paramLabel = "SERVICE", description = "The service to call.")
   String service;
 
@@ -138,9 +141,11 @@ final class CallCommand implements Callable<Integer> {
     BalancerConfig balancer = BalancerConfig.defaults().toBuilder().policy(policy).localZone(zone).build();
     HttpCallConfig config = HttpCallConfig.defaults().withOutlier(outlier).withRetry(retry).withBalancer(balancer)
         .withFirstSetTimeout(startTimeout);
+    CacheConfig cacheConfig = CacheConfig.builder(service).namespace(common.namespace)
+        .trustedKeys(trust.trustedKeys(common.namespace, service)).build(); // a bad key file exits 2 here
     PrintWriter out = spec.commandLine().getOut();
     EtcdRegistry registry = EtcdRegistry.connect(common.etcdConfig());
-    EndpointCache cache = registry.watch(CacheConfig.builder(service).namespace(common.namespace).build());
+    EndpointCache cache = registry.watch(cacheConfig);
     MusterHttp http = new MusterHttp(s -> cache, config); // one service per process: the cache above is its cache
     // First use: the service's MusterClient adds its listener (set -> balancer), so it runs before ours.
     MusterClient client = http.client(service);
@@ -148,7 +153,7 @@ final class CallCommand implements Callable<Integer> {
       cache.addListener(new ClearOnStale(client.balancer(), cache, out));
     }
     if (json) {
-      cache.addListener(new SetPrinter(out));
+      cache.addListener(new SetPrinter(out, cache));
     }
     ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "muster-call-ticker");
@@ -318,9 +323,11 @@ final class CallCommand implements Callable<Integer> {
   /** Prints the cache's changes as JSON lines (runs on the cache's notifier thread, after the balancer's update). */
   private final class SetPrinter implements EndpointListener {
     private final PrintWriter out;
+    private final EndpointCache cache;
 
-    SetPrinter(PrintWriter out) {
+    SetPrinter(PrintWriter out, EndpointCache cache) {
       this.out = out;
+      this.cache = cache;
     }
 
     @Override
@@ -342,6 +349,8 @@ final class CallCommand implements Callable<Integer> {
       ObjectNode node = JsonLines.event(event, Instant.now());
       node.put("service", service);
       node.put("revision", set.revision());
+      node.put("malformed", cache.malformedCount());
+      node.put("unverified", cache.unverifiedCount());
       ArrayNode list = node.putArray("instances");
       for (Instance i : set.instances()) {
         EventLines.describe(list.addObject(), i);

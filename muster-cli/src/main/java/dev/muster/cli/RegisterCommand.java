@@ -9,7 +9,9 @@ import dev.muster.registry.Registration;
 import dev.muster.registry.RegistrationEvent;
 import dev.muster.registry.RegistrationState;
 import dev.muster.registry.internal.RegistrarControls;
+import dev.muster.sign.SigningKey;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -105,6 +107,12 @@ final class RegisterCommand implements Callable<Integer> {
       description = "How long to keep trying to reach etcd at start before exiting 4 (default ${DEFAULT-VALUE}).")
   Duration startTimeout;
 
+  @Option(names = "--sign-key", paramLabel = "FILE",
+      description = "Sign the instance record with this Ed25519 private key (PEM, e.g. NAME.key from muster keygen),"
+          + " for its key and lease, so that consumers with --trust-key NAME.pub serve it and exclude forgeries."
+          + " Default: unsigned.")
+  Path signKey;
+
   @Option(names = "--log-keepalives", hidden = true,
       description = "Also print a keepalive line for every renewal (the lab uses it to split stale windows).")
   boolean logKeepalives;
@@ -121,11 +129,12 @@ final class RegisterCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     Instance instance = instance();
+    SigningKey signingKey = signKey == null ? null : SigningKey.read(signKey); // a bad file exits 2 before etcd
     HelloServer hello = serveHello
         ? HelloServer.start(instance.address(), instance.port(), instance.id(), helloDelay) : null;
     RegistrarConfig config = RegistrarConfig.builder()
         .ttl(ttl).keepaliveInterval(keepalive).drain(drain).maxFailures(maxFailures)
-        .startTimeout(startTimeout).shutdownHook(true).build();
+        .startTimeout(startTimeout).shutdownHook(true).signingKey(signingKey).build();
     RegistrarControls controls = RegistrarControls.PRODUCTION.withReregister(!noReregister)
         .withReportKeepalives(logKeepalives);
     PrintWriter out = spec.commandLine().getOut();

@@ -38,6 +38,9 @@ final class WatchCommand implements Callable<Integer> {
   @Mixin
   CommonOptions common;
 
+  @Mixin
+  TrustKeyOptions trust;
+
   @Parameters(index = "0", paramLabel = "SERVICE", description = "The service to watch.")
   String service;
 
@@ -81,7 +84,8 @@ final class WatchCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     CacheConfig.Builder config = CacheConfig.builder(service).namespace(common.namespace).version(version)
-        .progressInterval(progressInterval).progressTimeout(progressTimeout).snapshotFile(snapshotFile);
+        .progressInterval(progressInterval).progressTimeout(progressTimeout).snapshotFile(snapshotFile)
+        .trustedKeys(trust.trustedKeys(common.namespace, service));
     if (massRemovalPercent != 0) {
       config.massRemovalGuard(massRemovalPercent, Duration.ofSeconds(30));
     }
@@ -93,8 +97,9 @@ final class WatchCommand implements Callable<Integer> {
       stopped.countDown();
     }, "muster-watch-stop");
     Runtime.getRuntime().addShutdownHook(stopper);
-    EndpointCache cache = resumeFromNow ? NegativeControls.watchFromNow(registry, cacheConfig, new Printer(out))
-        : registry.watch(cacheConfig, new Printer(out));
+    EndpointCache cache = resumeFromNow ? NegativeControls.watchFromNow(registry, cacheConfig)
+        : registry.watch(cacheConfig);
+    cache.addListener(new Printer(out, cache)); // first the set published last, then every change
     if (!cache.awaitReady(startTimeout)) {
       Runtime.getRuntime().removeShutdownHook(stopper);
       registry.close();
@@ -118,9 +123,11 @@ final class WatchCommand implements Callable<Integer> {
   /** Prints each change; runs on the cache's notifier thread. */
   private final class Printer implements EndpointListener {
     private final PrintWriter out;
+    private final EndpointCache cache;
 
-    Printer(PrintWriter out) {
+    Printer(PrintWriter out, EndpointCache cache) {
       this.out = out;
+      this.cache = cache;
     }
 
     @Override
@@ -134,7 +141,7 @@ final class WatchCommand implements Callable<Integer> {
         JsonLines.print(out, withInstances(node, set));
       } else {
         plain(event + " revision " + set.revision() + ": " + set.size() + " instance(s) (+" + delta.added().size()
-            + " -" + delta.removed().size() + " ~" + delta.changed().size() + ")", set);
+            + " -" + delta.removed().size() + " ~" + delta.changed().size() + ")" + excluded(), set);
       }
     }
 
@@ -172,7 +179,17 @@ final class WatchCommand implements Callable<Integer> {
       ObjectNode node = JsonLines.event(event, Instant.now());
       node.put("service", service);
       node.put("revision", set.revision());
+      node.put("malformed", cache.malformedCount());
+      node.put("unverified", cache.unverifiedCount());
       return node;
+    }
+
+    /** What the cache left out so far, when it left something out. */
+    private String excluded() {
+      long malformed = cache.malformedCount();
+      long unverified = cache.unverifiedCount();
+      return malformed == 0 && unverified == 0 ? ""
+          : ", excluded so far: " + malformed + " malformed, " + unverified + " unverified";
     }
 
     private ObjectNode withInstances(ObjectNode node, EndpointSet set) {

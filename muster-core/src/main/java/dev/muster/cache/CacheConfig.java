@@ -2,6 +2,7 @@ package dev.muster.cache;
 
 import dev.muster.InvalidInputException;
 import dev.muster.registry.Names;
+import dev.muster.sign.TrustedKeys;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -30,6 +31,10 @@ import java.util.Objects;
  * @param massRemovalPercent hold the last good set when one change would remove more than this share of it;
  *     0 disables (default 0)
  * @param massRemovalHold how long to hold before publishing the removal anyway (default 30 s)
+ * @param trustedKeys serve only records signed by a key trusted for this namespace and service, for their key and
+ *     lease; exclude the others and count them in {@link EndpointCache#unverifiedCount()} (default
+ *     {@link TrustedKeys#NONE}: records are not verified; null means the same). A disk snapshot holds only records
+ *     that verified, but is not signed itself: protect the file as the keys are
  */
 public record CacheConfig(
     String namespace,
@@ -47,7 +52,8 @@ public record CacheConfig(
     Path snapshotFile,
     Duration snapshotDebounce,
     int massRemovalPercent,
-    Duration massRemovalHold) {
+    Duration massRemovalHold,
+    TrustedKeys trustedKeys) {
 
   public CacheConfig {
     Names.requireValid("namespace", namespace);
@@ -74,6 +80,11 @@ public record CacheConfig(
       throw new InvalidInputException("massRemovalPercent", massRemovalPercent, "use 0 (off) to 100");
     }
     positive("massRemovalHold", massRemovalHold);
+    trustedKeys = trustedKeys == null ? TrustedKeys.NONE : trustedKeys;
+    if (!trustedKeys.isEmpty() && trustedKeys.forService(namespace, service).isEmpty()) {
+      throw new InvalidInputException("trustedKeys", trustedKeys.toString(), "trust at least one key for "
+          + namespace + "/" + service + " (or for namespace " + namespace + "), or give none to not verify");
+    }
   }
 
   private static void positive(String field, Duration d) {
@@ -112,6 +123,7 @@ public record CacheConfig(
     b.snapshotDebounce = snapshotDebounce;
     b.massRemovalPercent = massRemovalPercent;
     b.massRemovalHold = massRemovalHold;
+    b.trustedKeys = trustedKeys;
     return b;
   }
 
@@ -133,6 +145,7 @@ public record CacheConfig(
     private Duration snapshotDebounce = Duration.ofSeconds(1);
     private int massRemovalPercent;
     private Duration massRemovalHold = Duration.ofSeconds(30);
+    private TrustedKeys trustedKeys = TrustedKeys.NONE;
 
     private Builder(String service) {
       this.service = service;
@@ -201,10 +214,16 @@ public record CacheConfig(
       return this;
     }
 
+    /** Serve only records signed by these keys (see the record's {@code trustedKeys}). */
+    public Builder trustedKeys(TrustedKeys keys) {
+      this.trustedKeys = keys;
+      return this;
+    }
+
     public CacheConfig build() {
       return new CacheConfig(namespace, service, version, pageSize, progressInterval, progressTimeout, backoffBase,
           backoffCap, healthyReset, probeInterval, probeJitter, requestTimeout, snapshotFile, snapshotDebounce,
-          massRemovalPercent, massRemovalHold);
+          massRemovalPercent, massRemovalHold, trustedKeys);
     }
   }
 }

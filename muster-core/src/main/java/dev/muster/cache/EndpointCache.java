@@ -36,6 +36,14 @@ public interface EndpointCache extends AutoCloseable {
   long malformedCount();
 
   /**
+   * Records excluded because they did not verify against {@link CacheConfig#trustedKeys()}: unsigned, signed by a
+   * key not trusted for the service, or with a signature that does not match their key, lease and value
+   * ({@link dev.muster.sign.UnverifiedRecordException.Reason}). Always 0 when no keys are trusted. A value that
+   * does not decode is counted in {@link #malformedCount()} instead, never in both.
+   */
+  long unverifiedCount();
+
+  /**
    * Why the cache stopped for good, if it did: etcd refused its user read access to the prefix
    * ({@link dev.muster.ErrorCode#PERMISSION_DENIED}) or refused its credentials
    * ({@link dev.muster.ErrorCode#AUTHENTICATION_FAILED}). Retrying with the same credentials cannot help, so a

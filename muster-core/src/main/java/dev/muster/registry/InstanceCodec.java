@@ -7,6 +7,9 @@ import dev.muster.ErrorCode;
 import dev.muster.InvalidInputException;
 import dev.muster.MalformedValueException;
 import dev.muster.MusterException;
+import dev.muster.internal.Json;
+import dev.muster.sign.RecordSignature;
+import dev.muster.sign.SigningKey;
 import java.util.Objects;
 
 /**
@@ -30,6 +33,9 @@ import java.util.Objects;
  *   <li>wrong types, an unknown {@code state}, a duplicated field, trailing data, invalid UTF-8, a value over
  *       {@value #MAX_VALUE_BYTES} bytes and every rule of {@link Instance} are errors.
  * </ul>
+ *
+ * <p>A signed value ({@link #encodeSigned}) has one more member, {@code "sig"}, which {@link #decode} ignores like
+ * any unknown field; checking it is {@link RecordSignature#verify}'s job.
  */
 public final class InstanceCodec {
   /** The schema version this code writes. */
@@ -47,6 +53,22 @@ public final class InstanceCodec {
    *     since consumers would refuse it
    */
   public static byte[] encode(Instance instance) {
+    return requireFits(instance, encodeUnchecked(instance));
+  }
+
+  /**
+   * The value to store under {@code etcdKey} (the instance's key in the registry's layout) on {@code lease}, signed
+   * by {@code key} for that key and lease ({@link RecordSignature}): readers that do not verify decode it like
+   * {@link #encode}'s.
+   *
+   * @throws InvalidInputException (field {@code value}) if the signed value exceeds {@value #MAX_VALUE_BYTES}
+   *     bytes
+   */
+  public static byte[] encodeSigned(Instance instance, String etcdKey, long lease, SigningKey key) {
+    return requireFits(instance, RecordSignature.sign(key, etcdKey, lease, encodeUnchecked(instance)));
+  }
+
+  private static byte[] encodeUnchecked(Instance instance) {
     ObjectNode json = Json.MAPPER.createObjectNode();
     json.put("schema", SCHEMA);
     json.put("address", instance.address());
@@ -66,12 +88,14 @@ public final class InstanceCodec {
     if (instance.registeredAt() != null) {
       json.put("registeredAt", instance.registeredAt().toString());
     }
-    byte[] bytes;
     try {
-      bytes = Json.MAPPER.writeValueAsBytes(json);
+      return Json.MAPPER.writeValueAsBytes(json);
     } catch (JsonProcessingException e) {
       throw new MusterException(ErrorCode.INTERNAL, "cannot write the value of " + instance.key().path(), e);
     }
+  }
+
+  private static byte[] requireFits(Instance instance, byte[] bytes) {
     if (bytes.length > MAX_VALUE_BYTES) {
       throw InvalidInputException.withMessage("value", bytes.length, "instance " + instance.key().path()
           + " encodes to " + bytes.length + " bytes, over the " + MAX_VALUE_BYTES

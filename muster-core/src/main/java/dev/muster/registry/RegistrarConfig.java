@@ -1,5 +1,6 @@
 package dev.muster.registry;
 
+import dev.muster.sign.SigningKey;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -19,6 +20,8 @@ import java.util.Objects;
  * @param retryBase first retry delay after a failed keepalive; doubles up to the keepalive interval, full jitter
  *     (default 100 ms)
  * @param shutdownHook close (drain, revoke) on JVM shutdown, e.g. SIGTERM (default true)
+ * @param signingKey sign every value put (registration, update, DRAINING, re-registration) for its key and lease
+ *     ({@link dev.muster.sign.RecordSignature}); null puts unsigned values (default null)
  */
 public record RegistrarConfig(
     Duration ttl,
@@ -28,7 +31,8 @@ public record RegistrarConfig(
     Duration startTimeout,
     Duration requestTimeout,
     Duration retryBase,
-    boolean shutdownHook) {
+    boolean shutdownHook,
+    SigningKey signingKey) {
 
   /** etcd refuses leases shorter than this (its minimum TTL). */
   public static final Duration MIN_TTL = Duration.ofSeconds(2);
@@ -79,7 +83,7 @@ public record RegistrarConfig(
     return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
   }
 
-  /** TTL 15 s, keepalive 5 s, drain 10 s, request timeout 2 s, retry forever. */
+  /** TTL 15 s, keepalive 5 s, drain 10 s, request timeout 2 s, retry forever, values unsigned. */
   public static RegistrarConfig defaults() {
     return builder().build();
   }
@@ -105,6 +109,7 @@ public record RegistrarConfig(
     b.startTimeout = startTimeout;
     b.retryBase = retryBase;
     b.shutdownHook = shutdownHook;
+    b.signingKey = signingKey;
     return b;
   }
 
@@ -124,6 +129,7 @@ public record RegistrarConfig(
     private Duration requestTimeout;
     private Duration retryBase = Duration.ofMillis(100);
     private boolean shutdownHook = true;
+    private SigningKey signingKey;
 
     private Builder() {}
 
@@ -182,12 +188,19 @@ public record RegistrarConfig(
       return this;
     }
 
+    /** Signs every value this registrar puts; null (the default) puts them unsigned. */
+    public Builder signingKey(SigningKey signingKey) {
+      this.signingKey = signingKey;
+      return this;
+    }
+
     public RegistrarConfig build() {
       Objects.requireNonNull(ttl, "ttl");
       Duration keepalive = keepaliveInterval != null ? keepaliveInterval : keepaliveFor(ttl);
       Duration d = drain != null ? drain : drainFor(keepalive);
       Duration request = requestTimeout != null ? requestTimeout : requestTimeoutFor(keepalive);
-      return new RegistrarConfig(ttl, keepalive, d, maxFailures, startTimeout, request, retryBase, shutdownHook);
+      return new RegistrarConfig(ttl, keepalive, d, maxFailures, startTimeout, request, retryBase, shutdownHook,
+          signingKey);
     }
   }
 }

@@ -90,6 +90,11 @@ public final class ManualCache implements EndpointCache {
   }
 
   @Override
+  public long unverifiedCount() {
+    return 0;
+  }
+
+  @Override
   public boolean awaitReady(Duration timeout) {
     return published;
   }

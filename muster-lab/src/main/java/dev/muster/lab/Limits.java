@@ -25,6 +25,9 @@ final class Limits {
           abandoned during the partition applied after the heal); the registrar copes by recognising its own
           leases, but the lab does not prove every client-side timeout is harmless.
         - reconnect_storm runs its 50 caches in the lab's JVM, each with its own connection, not 50 processes.
+        - forged_registration's forger writes with etcd's own client and no access control (the lab's etcd has
+          none); it shows what a consumer serves, not what etcd's permissions would have stopped. Deleting or
+          overwriting a signed record (making the provider vanish) is not prevented by signatures, and not shown.
         - etcd 3.4 (Debian) only; jetcd 0.8.6; Java 17.
         """.formatted(LabParams.format(p.ttl()));
   }

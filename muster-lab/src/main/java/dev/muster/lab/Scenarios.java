@@ -2,6 +2,7 @@ package dev.muster.lab;
 
 import dev.muster.lab.scenarios.DrainBeforeRevokeInFlight;
 import dev.muster.lab.scenarios.EtcdRestartRecovery;
+import dev.muster.lab.scenarios.ForgedRegistration;
 import dev.muster.lab.scenarios.GracefulStopRevokesLease;
 import dev.muster.lab.scenarios.HalfOpenWatch;
 import dev.muster.lab.scenarios.Kill9StaleWindow;
@@ -41,7 +42,8 @@ public final class Scenarios {
         new HalfOpenWatch(),
         new DrainBeforeRevokeInFlight(),
         new ReconnectStorm(),
-        new TlsAuthRoundTrip());
+        new TlsAuthRoundTrip(),
+        new ForgedRegistration()); // issue 13: signed records
   }
 
   /** SPEC §6 scenarios not built yet; listed so the output says so plainly. */

@@ -7,7 +7,12 @@ import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
 import dev.muster.registry.InstanceKey;
 import dev.muster.registry.RegistryLayout;
+import dev.muster.sign.RecordSignature;
+import dev.muster.sign.TrustedKeys;
+import dev.muster.sign.UnverifiedRecordException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +39,9 @@ import org.slf4j.LoggerFactory;
  *   <li>A value that does not decode is not a reason to stop: its key is excluded from the set, counted in
  *       {@link #malformedCount()} and logged once per key and revision. A value that stops decoding removes its
  *       instance.
+ *   <li>With trusted keys, a value that decodes but does not verify ({@link RecordSignature#verify}: unsigned,
+ *       an untrusted key, or a signature that does not match its key, lease and value) is handled the same way,
+ *       counted in {@link #unverifiedCount()} instead. Decoding comes first, so a record is counted once.
  * </ul>
  *
  * <p>Cost: {@link #apply} works and allocates in O(changed × log n) for n instances. The set is a persistent
@@ -51,16 +59,31 @@ public final class RevisionApplier {
 
   private final RegistryLayout layout;
   private final String prefix;
+  private final TrustedKeys trust;
   private EndpointSet current = EndpointSet.EMPTY;
   private long malformed;
+  private long unverified;
+  /**
+   * The records that verified, by key. A check costs a millisecond or more (JDK 17's Ed25519 is plain Java) and
+   * depends only on the trusted keys, the key, the lease and the value, so a resync that ranges the same records
+   * again checks only those that changed. Empty unless keys are trusted.
+   */
+  private Map<String, CacheRecord> verified = new HashMap<>();
+  private long signatureChecks;
 
   /** A set to publish and what changed to get there. */
   public record Publication(EndpointSet set, EndpointDelta delta) {}
 
   /** An applier for the keys under {@code prefix} (a service or version prefix of {@code layout}). */
   public RevisionApplier(RegistryLayout layout, String prefix) {
+    this(layout, prefix, TrustedKeys.NONE);
+  }
+
+  /** As {@link #RevisionApplier(RegistryLayout, String)}, serving only records that verify against {@code trust}. */
+  public RevisionApplier(RegistryLayout layout, String prefix, TrustedKeys trust) {
     this.layout = Objects.requireNonNull(layout, "layout");
     this.prefix = Objects.requireNonNull(prefix, "prefix");
+    this.trust = Objects.requireNonNull(trust, "trust");
   }
 
   public EndpointSet current() {
@@ -77,15 +100,27 @@ public final class RevisionApplier {
     return malformed;
   }
 
+  /** Values that decoded but were excluded because they did not verify, since this applier was made. */
+  public long unverifiedCount() {
+    return unverified;
+  }
+
+  /** Signatures checked since this applier was made (a record unchanged since it verified is not checked again). */
+  public long signatureChecks() {
+    return signatureChecks;
+  }
+
   /** Replaces the whole set with a snapshot taken at {@code revision}: never merges with the current set. */
   public Publication replace(long revision, List<CacheRecord> snapshot, EndpointDelta.Kind kind) {
     List<Instance> instances = new ArrayList<>(snapshot.size());
+    Map<String, CacheRecord> stillVerified = new HashMap<>(); // installed with the set, never half-built
     for (CacheRecord r : snapshot) {
       requireUnderPrefix(r);
-      parse(r, revision).flatMap(k -> decode(k, r, revision)).ifPresent(instances::add);
+      parse(r, revision).flatMap(k -> decode(k, r, revision, stillVerified)).ifPresent(instances::add);
     }
     EndpointSet before = current;
     current = EndpointSet.of(revision, instances);
+    verified = stillVerified;
     return new Publication(current, EndpointDelta.between(kind, before, current));
   }
 
@@ -115,8 +150,10 @@ public final class RevisionApplier {
       touched.add(key.get());
       if (r.kind() == CacheRecord.Kind.DELETE) {
         next = next.minus(key.get());
+        verified.remove(r.key());
       } else {
-        Optional<Instance> decoded = decode(key.get(), r, revision);
+        verified.remove(r.key()); // a watched put is always checked: the memo spares a resync's unchanged records
+        Optional<Instance> decoded = decode(key.get(), r, revision, verified);
         if (decoded.isPresent()) {
           next = next.plus(decoded.get());
         } else {
@@ -160,13 +197,37 @@ public final class RevisionApplier {
     }
   }
 
-  private Optional<Instance> decode(InstanceKey key, CacheRecord r, long revision) {
+  /**
+   * The instance of {@code r}, if it decodes and (with trusted keys) verifies; a record that verified is added to
+   * {@code verifiedOut}.
+   */
+  private Optional<Instance> decode(InstanceKey key, CacheRecord r, long revision,
+      Map<String, CacheRecord> verifiedOut) {
+    Instance instance;
     try {
-      return Optional.of(InstanceCodec.decode(key, r.value()));
+      instance = InstanceCodec.decode(key, r.value());
     } catch (MusterException e) {
       countMalformed(r.key(), revision, e.getMessage());
       return Optional.empty();
     }
+    return trust.isEmpty() || verifies(key, r, revision, verifiedOut) ? Optional.of(instance) : Optional.empty();
+  }
+
+  /** Whether {@code r} is signed by a key trusted for its service, for its key and lease; counted and logged if not. */
+  private boolean verifies(InstanceKey key, CacheRecord r, long revision, Map<String, CacheRecord> verifiedOut) {
+    CacheRecord seen = verified.get(r.key());
+    if (seen == null || seen.lease() != r.lease() || !Arrays.equals(seen.value(), r.value())) {
+      signatureChecks++;
+      try {
+        RecordSignature.verify(trust.forService(key.namespace(), key.service()), r.key(), r.lease(), r.value());
+      } catch (UnverifiedRecordException e) {
+        unverified++;
+        log.warn("excluded {} at revision {}: {}", r.key(), revision, e.getMessage());
+        return false;
+      }
+    }
+    verifiedOut.put(r.key(), r);
+    return true;
   }
 
   private void countMalformed(String key, long revision, String why) {

@@ -88,6 +88,7 @@ public final class EtcdEndpointCache implements EndpointCache {
   private volatile boolean closed;
   private Consumer<EndpointCache> onClosed = cache -> { };
   private volatile long malformed;
+  private volatile long unverified;
 
   private EtcdEndpointCache(EtcdConnection connection, CacheConfig config, CacheDriver.ResumeRule rule, Clock clock) {
     this.connection = connection;
@@ -101,7 +102,7 @@ public final class EtcdEndpointCache implements EndpointCache {
     this.listeners = new CacheNotifier(notifyExecutor, config.service());
     SnapshotStore store = config.snapshotFile() == null ? SnapshotStore.NONE
         : new FileSnapshotStore(config.snapshotFile());
-    this.applier = new RevisionApplier(layout, prefix);
+    this.applier = new RevisionApplier(layout, prefix, config.trustedKeys());
     this.driver = new CacheDriver(config, rule, applier, new JetcdIo(), this::schedule, clock,
         System::nanoTime, new Backoff(config.backoffBase(), config.backoffCap(), new SecureRandom()),
         new ToListeners(), store);
@@ -148,6 +149,11 @@ public final class EtcdEndpointCache implements EndpointCache {
   @Override
   public long malformedCount() {
     return malformed;
+  }
+
+  @Override
+  public long unverifiedCount() {
+    return unverified;
   }
 
   @Override
@@ -234,6 +240,7 @@ public final class EtcdEndpointCache implements EndpointCache {
     public void publish(EndpointSet set, EndpointDelta delta) {
       current = set;
       malformed = applier.malformedCount(); // loop thread: the applier's owner
+      unverified = applier.unverifiedCount();
       ready.countDown();
       settled.countDown();
       listeners.publish(set, delta);
@@ -301,7 +308,7 @@ public final class EtcdEndpointCache implements EndpointCache {
         KeyValue last = null;
         for (KeyValue kv : page.getKvs()) {
           records.add(CacheRecord.put(kv.getKey().toString(StandardCharsets.UTF_8), kv.getValue().getBytes(),
-              kv.getModRevision()));
+              kv.getModRevision(), kv.getLease()));
           last = kv;
         }
         if (!page.isMore() || last == null) {
@@ -395,7 +402,7 @@ public final class EtcdEndpointCache implements EndpointCache {
         String key = kv.getKey().toString(StandardCharsets.UTF_8);
         records.add(e.getEventType() == WatchEvent.EventType.DELETE
             ? CacheRecord.delete(key, kv.getModRevision())
-            : CacheRecord.put(key, kv.getValue().getBytes(), kv.getModRevision()));
+            : CacheRecord.put(key, kv.getValue().getBytes(), kv.getModRevision(), kv.getLease()));
       }
       driver.onEvents(stream, header, records);
     }

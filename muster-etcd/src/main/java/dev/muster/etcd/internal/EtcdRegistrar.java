@@ -242,7 +242,7 @@ public final class EtcdRegistrar implements Registration {
     @Override
     public PutResult putIfAbsent(Instance instance, long lease) {
       try {
-        EtcdOps.PutIfAbsent r = EtcdOps.putIfAbsent(client(), key, InstanceCodec.encode(instance), lease,
+        EtcdOps.PutIfAbsent r = EtcdOps.putIfAbsent(client(), key, value(instance, lease), lease,
             config.requestTimeout());
         return new PutResult(r.created(), r.revision(), r.holderLease());
       } catch (EtcdCallException e) {
@@ -253,7 +253,7 @@ public final class EtcdRegistrar implements Registration {
     @Override
     public long put(Instance instance, long lease) {
       try {
-        return EtcdOps.put(client(), key, InstanceCodec.encode(instance), lease, config.requestTimeout());
+        return EtcdOps.put(client(), key, value(instance, lease), lease, config.requestTimeout());
       } catch (EtcdCallException e) {
         throw mapped(e);
       }
@@ -291,6 +291,12 @@ public final class EtcdRegistrar implements Registration {
     @Override
     public void resetConnection() {
       connection.reset(used != null ? used : connection.client());
+    }
+
+    /** Signed here, at each put, because only now is the lease known (a re-registration puts under a new one). */
+    private byte[] value(Instance instance, long lease) {
+      return config.signingKey() == null ? InstanceCodec.encode(instance)
+          : InstanceCodec.encodeSigned(instance, key, lease, config.signingKey());
     }
 
     private IoException mapped(EtcdCallException e) {

@@ -1,4 +1,4 @@
-package dev.muster.registry;
+package dev.muster.internal;
 
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -6,12 +6,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 
 /**
- * The one Jackson mapper of this package, configured once and never changed afterwards (so it is safe to share).
- * Strict on structure: a duplicated field or anything after the top-level value is an error, because a value that
- * two readers could understand differently must not be accepted by either.
+ * The one Jackson mapper for registry values (the codec reads them, signatures are checked on them), configured
+ * once and never changed afterwards (so it is safe to share). Strict on structure: a duplicated field or anything
+ * after the top-level value is an error, because a value that two readers could understand differently must not be
+ * accepted by either.
  */
-final class Json {
-  static final JsonMapper MAPPER = JsonMapper.builder()
+public final class Json {
+  public static final JsonMapper MAPPER = JsonMapper.builder()
       .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
       .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
       .build();
@@ -21,13 +22,13 @@ final class Json {
   private Json() {}
 
   /** The node as JSON text for a message, cut after a hundred characters. */
-  static String show(JsonNode node) {
+  public static String show(JsonNode node) {
     String text = node.toString();
     return text.length() <= MAX_SHOWN_CHARS ? text : text.substring(0, MAX_SHOWN_CHARS) + "...";
   }
 
   /** "a string", "an array", ... for messages. */
-  static String kind(JsonNode node) {
+  public static String kind(JsonNode node) {
     return switch (node.getNodeType()) {
       case ARRAY -> "an array";
       case OBJECT -> "an object";
