@@ -79,7 +79,7 @@ public final class EtcdAuth implements AutoCloseable {
    * @throws InvalidInputException when root must be created and the configuration has no password for it
    */
   public List<Change> enable() {
-    return admin.enable();
+    return changes(admin.enable());
   }
 
   /**
@@ -93,13 +93,13 @@ public final class EtcdAuth implements AutoCloseable {
     String prefix = layout.servicePrefix(namespace, service);
     requireUser(user);
     if (instance == null) {
-      return admin.grant(user, role("provider", prefix), prefix, true, true);
+      return changes(admin.grant(user, role("provider", prefix), prefix, true, true));
     }
     if (!instance.namespace().equals(namespace) || !instance.service().equals(service)) {
       throw new InvalidInputException("instance", instance.path(), "give an instance of " + namespace + "/" + service);
     }
     String key = layout.instanceKey(instance);
-    return admin.grant(user, role("provider", key), key, false, true);
+    return changes(admin.grant(user, role("provider", key), key, false, true));
   }
 
   /**
@@ -109,14 +109,14 @@ public final class EtcdAuth implements AutoCloseable {
   public List<Change> grantConsumer(String namespace, String service, String user) {
     requireUser(user);
     String prefix = service == null ? layout.namespacePrefix(namespace) : layout.servicePrefix(namespace, service);
-    return admin.grant(user, role("consumer", prefix), prefix, true, false);
+    return changes(admin.grant(user, role("consumer", prefix), prefix, true, false));
   }
 
   /** Lets {@code user} read and write everything under the layout's root (operators, {@code muster doctor}). */
   public List<Change> grantAdmin(String user) {
     requireUser(user);
     String prefix = layout.rootPrefix();
-    return admin.grant(user, role("admin", prefix), prefix, true, true);
+    return changes(admin.grant(user, role("admin", prefix), prefix, true, true));
   }
 
   /**
@@ -124,12 +124,19 @@ public final class EtcdAuth implements AutoCloseable {
    * still needs one in etcd 3.4; any long random password will do).
    */
   public List<Change> addUser(String user, String password) {
-    return admin.addUser(requireUser(user), Objects.requireNonNull(password, "password"));
+    return changes(admin.addUser(requireUser(user), Objects.requireNonNull(password, "password")));
   }
 
   /** The users and roles as etcd holds them now. */
   public Listing list() {
-    return admin.list();
+    EtcdAdmin.Listing l = admin.list();
+    return new Listing(l.authEnabled(),
+        l.users().entrySet().stream().map(e -> new User(e.getKey(), List.copyOf(e.getValue()))).toList(),
+        l.roles().entrySet().stream().map(e -> new Role(e.getKey(), List.copyOf(e.getValue()))).toList());
+  }
+
+  private static List<Change> changes(List<String> done) {
+    return done.stream().map(Change::new).toList();
   }
 
   @Override

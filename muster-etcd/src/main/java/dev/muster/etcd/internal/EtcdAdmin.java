@@ -2,8 +2,6 @@ package dev.muster.etcd.internal;
 
 import dev.muster.InvalidInputException;
 import dev.muster.RegistryUnavailableException;
-import dev.muster.etcd.EtcdAuth;
-import dev.muster.etcd.EtcdAuth.Change;
 import dev.muster.etcd.EtcdConfig;
 import io.etcd.jetcd.Auth;
 import io.etcd.jetcd.ByteSequence;
@@ -15,12 +13,17 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * {@link EtcdAuth}'s etcd calls: read what exists, apply what is missing, report each change. Every call blocks for
- * at most the request timeout; a refusal becomes an {@link dev.muster.AccessDeniedException} naming the user.
+ * {@code EtcdAuth}'s etcd calls: read what exists, apply what is missing, report each change in words. Every call
+ * blocks for at most the request timeout; a refusal becomes an {@link dev.muster.AccessDeniedException} naming the
+ * user.
  *
  * <p>Not thread-safe; one administrator at a time.
  */
 public final class EtcdAdmin implements AutoCloseable {
+  /** What {@link #list()} found: users with their roles, roles with their permissions in words, in etcd's order. */
+  public record Listing(boolean authEnabled, java.util.Map<String, List<String>> users,
+      java.util.Map<String, List<String>> roles) {}
+
   private final EtcdConfig config;
   private EtcdConnection connection;
 
@@ -34,9 +37,9 @@ public final class EtcdAdmin implements AutoCloseable {
     return admin;
   }
 
-  /** Root exists with role root, then auth enable; see {@link EtcdAuth#enable()}. */
-  public List<Change> enable() {
-    List<Change> changes = new ArrayList<>();
+  /** Root exists with role root, then auth enable; see {@code EtcdAuth.enable()}. */
+  public List<String> enable() {
+    List<String> changes = new ArrayList<>();
     if (authEnabled()) {
       return changes;
     }
@@ -49,36 +52,36 @@ public final class EtcdAdmin implements AutoCloseable {
               "etcd has no user root yet: connect as user root with the password to give it");
         }
         call("create user root", auth.userAdd(bytes("root"), bytes(config.credentials().password())));
-        changes.add(new Change("created user root"));
+        changes.add("created user root");
       }
       changes.addAll(grantRole(auth, "root", "root"));
       call("enable authentication", auth.authEnable());
-      changes.add(new Change("enabled authentication"));
+      changes.add("enabled authentication");
     }
     return changes;
   }
 
   /** Creates {@code user} unless it exists. */
-  public List<Change> addUser(String user, String password) {
+  public List<String> addUser(String user, String password) {
     Auth auth = auth();
     if (users(auth).contains(user)) {
       return List.of();
     }
     call("create user " + user, auth.userAdd(bytes(user), bytes(password)));
-    return List.of(new Change("created user " + user));
+    return List.of("created user " + user);
   }
 
   /** {@code role} with one permission on {@code key} (a prefix when {@code prefix}), granted to {@code user}. */
-  public List<Change> grant(String user, String role, String key, boolean prefix, boolean write) {
+  public List<String> grant(String user, String role, String key, boolean prefix, boolean write) {
     Auth auth = auth();
     if (!users(auth).contains(user)) {
       throw new InvalidInputException("user", user, "etcd has no such user: create it first (EtcdAuth.addUser)");
     }
-    List<Change> changes = new ArrayList<>();
+    List<String> changes = new ArrayList<>();
     List<String> roles = call("list roles", auth.roleList()).getRoles();
     if (!roles.contains(role)) {
       call("create role " + role, auth.roleAdd(bytes(role)));
-      changes.add(new Change("created role " + role));
+      changes.add("created role " + role);
     }
     Permission.Type type = write ? Permission.Type.READWRITE : Permission.Type.READ;
     ByteSequence end = prefix ? EtcdEndpointCache.prefixEnd(key) : ByteSequence.EMPTY;
@@ -87,21 +90,21 @@ public final class EtcdAdmin implements AutoCloseable {
     if (!held) {
       call("grant " + type + " on " + key + " to role " + role,
           auth.roleGrantPermission(bytes(role), bytes(key), end, type));
-      changes.add(new Change("granted " + describe(type) + " on " + key + (prefix ? " (prefix)" : "") + " to role "
-          + role));
+      changes.add("granted " + describe(type) + " on " + key + (prefix ? " (prefix)" : "") + " to role "
+          + role);
     }
     changes.addAll(grantRole(auth, user, role));
     return changes;
   }
 
-  public EtcdAuth.Listing list() {
+  public Listing list() {
     boolean enabled = authEnabled();
     Auth auth = auth();
-    List<EtcdAuth.User> users = new ArrayList<>();
+    java.util.Map<String, List<String>> users = new java.util.LinkedHashMap<>();
     for (String user : users(auth)) {
-      users.add(new EtcdAuth.User(user, call("read user " + user, auth.userGet(bytes(user))).getRoles()));
+      users.put(user, call("read user " + user, auth.userGet(bytes(user))).getRoles());
     }
-    List<EtcdAuth.Role> roles = new ArrayList<>();
+    java.util.Map<String, List<String>> roles = new java.util.LinkedHashMap<>();
     for (String role : call("list roles", auth.roleList()).getRoles()) {
       List<String> permissions = new ArrayList<>();
       for (Permission p : call("read role " + role, auth.roleGet(bytes(role))).getPermissions()) {
@@ -110,9 +113,9 @@ public final class EtcdAdmin implements AutoCloseable {
         permissions.add(describe(p.getPermType()) + " " + key + (isPrefix ? " (prefix)"
             : p.getRangeEnd().isEmpty() ? "" : " to " + p.getRangeEnd().toString(StandardCharsets.UTF_8)));
       }
-      roles.add(new EtcdAuth.Role(role, permissions));
+      roles.put(role, permissions);
     }
-    return new EtcdAuth.Listing(enabled, users, roles);
+    return new Listing(enabled, users, roles);
   }
 
   @Override
@@ -140,12 +143,12 @@ public final class EtcdAdmin implements AutoCloseable {
     }
   }
 
-  private List<Change> grantRole(Auth auth, String user, String role) {
+  private List<String> grantRole(Auth auth, String user, String role) {
     if (call("read user " + user, auth.userGet(bytes(user))).getRoles().contains(role)) {
       return List.of();
     }
     call("grant role " + role + " to user " + user, auth.userGrantRole(bytes(user), bytes(role)));
-    return List.of(new Change("granted role " + role + " to user " + user));
+    return List.of("granted role " + role + " to user " + user);
   }
 
   private List<String> users(Auth auth) {
