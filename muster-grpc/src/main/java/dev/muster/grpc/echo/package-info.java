@@ -1,0 +1,2 @@
+/** The demo service of {@code muster grpc-serve}, the tests and the lab. */
+package dev.muster.grpc.echo;
