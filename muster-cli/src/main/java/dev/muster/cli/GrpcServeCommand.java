@@ -1,0 +1,234 @@
+package dev.muster.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.muster.etcd.EtcdRegistry;
+import dev.muster.grpc.MusterGrpcServer;
+import dev.muster.grpc.echo.Echo;
+import dev.muster.registry.Instance;
+import dev.muster.registry.RegistrarConfig;
+import dev.muster.registry.RegistrationEvent;
+import dev.muster.registry.RegistrationState;
+import dev.muster.sign.SigningKey;
+import io.grpc.Server;
+import io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
+import io.grpc.util.MutableHandlerRegistry;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code muster grpc-serve}: a demo gRPC provider, the {@code muster.echo.Echo} service and {@code grpc.health.v1}
+ * on {@code --address:--port}, registered and drained by {@link MusterGrpcServer}. Prints the registration's events
+ * as {@code muster register} does, plus one {@code serving} line with the bound port once it is registered. SIGTERM
+ * or SIGINT runs the server's stop sequence (health NOT_SERVING, DRAINING, drain, GOAWAY, in-flight calls,
+ * revoke); the process then exits 0, or 1 when the lease could not be revoked.
+ *
+ * <p>The server is bound before it is registered so that the default id can name the bound port ({@code --port 0}
+ * picks a free one); the Echo service is added then, through a fallback handler registry, because it answers with
+ * that id. Events are printed on the registration's thread; the main thread only waits.
+ */
+@Command(
+    name = "grpc-serve",
+    description = {
+        "Serve the demo gRPC service muster.echo.Echo with grpc.health.v1, registered until SIGTERM/SIGINT, then drain"
+            + " (health NOT_SERVING, DRAINING, GOAWAY, in-flight calls finish) and revoke.",
+        "Prints one JSON line per event, as register does, and a serving line with the bound port."})
+final class GrpcServeCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Mixin
+  CommonOptions common;
+
+  @Option(names = "--service", required = true, paramLabel = "NAME", description = "Service name.")
+  String service;
+
+  @Option(names = "--address", paramLabel = "HOST", defaultValue = "127.0.0.1",
+      description = "Where to listen, and the host callers are told to dial (default ${DEFAULT-VALUE}).")
+  String address;
+
+  @Option(names = "--port", paramLabel = "PORT", defaultValue = "0",
+      description = "Port to listen on; 0 picks a free one, printed in the serving line (default ${DEFAULT-VALUE}).")
+  int port;
+
+  @Option(names = "--json", description = "One JSON object per event and line. Always on, as for register.")
+  boolean json;
+
+  @Option(names = "--id", paramLabel = "ID", description = "Instance id (default: HOST-PORT-6 random hex, with the"
+      + " bound port); Echo replies carry it as served_by.")
+  String id;
+
+  @Option(names = "--version", paramLabel = "VERSION", defaultValue = Instance.DEFAULT_VERSION,
+      description = "Service version (default ${DEFAULT-VALUE}).")
+  String version;
+
+  @Option(names = "--zone", paramLabel = "ZONE", description = "Zone, for zone-aware balancing.")
+  String zone;
+
+  @Option(names = "--region", paramLabel = "REGION", description = "Region.")
+  String region;
+
+  @Option(names = "--weight", paramLabel = "N", defaultValue = "" + Instance.DEFAULT_WEIGHT,
+      description = "Balancing weight 0-" + Instance.MAX_WEIGHT + " (default ${DEFAULT-VALUE}).")
+  int weight;
+
+  @Option(names = "--tag", paramLabel = "TAG", description = "A tag; repeat for more.")
+  List<String> tags = new ArrayList<>();
+
+  @Option(names = "--meta", paramLabel = "KEY=VALUE", description = "A metadata entry; repeat for more.")
+  List<String> meta = new ArrayList<>();
+
+  @Option(names = "--ttl", paramLabel = "DURATION", defaultValue = "15s", converter = DurationConverter.class,
+      description = "Lease TTL, whole seconds, at least 2s (default ${DEFAULT-VALUE}).")
+  Duration ttl;
+
+  @Option(names = "--keepalive", paramLabel = "DURATION", converter = DurationConverter.class,
+      description = "Time between keepalives (default TTL/3).")
+  Duration keepalive;
+
+  @Option(names = "--drain", paramLabel = "DURATION", converter = DurationConverter.class,
+      description = "How long to stay DRAINING, health NOT_SERVING, before GOAWAY on SIGTERM (default 2 x keepalive;"
+          + " 0s sends GOAWAY at once without publishing DRAINING).")
+  Duration drain;
+
+  @Option(names = "--shutdown-deadline", paramLabel = "DURATION", defaultValue = "10s",
+      converter = DurationConverter.class,
+      description = "How long calls in flight at GOAWAY may run before they are cancelled (default ${DEFAULT-VALUE}).")
+  Duration shutdownDeadline;
+
+  @Option(names = "--max-failures", paramLabel = "N", defaultValue = "0",
+      description = "Exit 1 after N consecutive failed calls to etcd; 0 retries forever (default ${DEFAULT-VALUE}).")
+  int maxFailures;
+
+  @Option(names = "--start-timeout", paramLabel = "DURATION", defaultValue = "10s",
+      converter = DurationConverter.class,
+      description = "How long to keep trying to reach etcd at start before exiting 4 (default ${DEFAULT-VALUE}).")
+  Duration startTimeout;
+
+  @Option(names = "--sign-key", paramLabel = "FILE",
+      description = "Sign the instance record with this Ed25519 private key (PEM), as register --sign-key. Default:"
+          + " unsigned.")
+  Path signKey;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    if (port < 0 || port > 65_535) {
+      throw new dev.muster.InvalidInputException("--port", port, "use 1-65535, or 0 for any free port");
+    }
+    SigningKey signingKey = signKey == null ? null : SigningKey.read(signKey); // a bad file exits 2 before etcd
+    RegistrarConfig config = RegistrarConfig.builder()
+        .ttl(ttl).keepaliveInterval(keepalive).drain(drain).maxFailures(maxFailures)
+        .startTimeout(startTimeout).shutdownHook(true).signingKey(signingKey).build();
+    Instance template = instance(port == 0 ? 1 : port); // refuses a bad name, zone, weight or --meta before binding
+    PrintWriter out = spec.commandLine().getOut();
+
+    HealthStatusManager health = new HealthStatusManager();
+    MutableHandlerRegistry handlers = new MutableHandlerRegistry();
+    Server server;
+    try {
+      server = NettyServerBuilder.forAddress(new InetSocketAddress(address, port))
+          .addService(health.getHealthService()).fallbackHandlerRegistry(handlers).build().start();
+    } catch (IOException e) {
+      spec.commandLine().getErr().println("muster: could not listen on " + address + ":" + port + ": "
+          + e.getMessage() + " (choose another --port, or --port 0 for any free one)");
+      return Errors.FAILURE;
+    }
+    Instance instance = id != null ? template.port(server.getPort())
+        : instance(server.getPort()); // the generated id names the bound port
+    handlers.addService(Echo.service(instance.id()));
+
+    CompletableFuture<RegistrationEvent> failed = new CompletableFuture<>();
+    EtcdRegistry registry;
+    MusterGrpcServer grpc;
+    try {
+      registry = EtcdRegistry.connect(common.etcdConfig());
+    } catch (RuntimeException e) {
+      server.shutdownNow();
+      throw e;
+    }
+    try {
+      MusterGrpcServer.Builder b = MusterGrpcServer.builder(registry, server).health(health).service(service)
+          .address(address).id(instance.id()).namespace(common.namespace).version(version).zone(zone)
+          .region(region).weight(weight).metadata(instance.metadata()).registrar(config)
+          .shutdownDeadline(shutdownDeadline)
+          .listener(event -> {
+            JsonLines.print(out, EventLines.of(event, instance));
+            if (event.type() == RegistrationEvent.Type.FAILED) {
+              failed.complete(event);
+            }
+          });
+      instance.tags().forEach(b::tag);
+      grpc = b.build().start();
+    } catch (RuntimeException e) {
+      server.shutdownNow();
+      registry.close();
+      throw e;
+    }
+    MusterGrpcServer started = grpc;
+    ObjectNode serving = JsonLines.event("serving", Instant.now());
+    serving.put("id", instance.id());
+    serving.put("service", service);
+    serving.put("address", address);
+    serving.put("port", started.port());
+    serving.put("health", "SERVING");
+    JsonLines.print(out, serving);
+    // SIGTERM is this provider's normal end: once the server's own hook has drained and revoked, exit 0 (1 if the
+    // revoke failed) rather than the JVM's 143. halt, because System.exit cannot be called from a shutdown hook.
+    Duration limit = config.drain().plus(shutdownDeadline).plus(config.requestTimeout().multipliedBy(4))
+        .plusSeconds(15);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try {
+        started.terminated().get(limit.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (Exception e) {
+        // halt with a failure below
+      }
+      out.flush();
+      Runtime.getRuntime().halt(exitStatus(started));
+    }, "muster-grpc-serve-exit"));
+
+    try {
+      CompletableFuture.anyOf(started.terminated(), failed).get();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("the gRPC server's stop sequence failed", e.getCause());
+    }
+    if (failed.isDone() && !started.terminated().isDone()) {
+      spec.commandLine().getErr().println("muster: registration of " + instance.key().path() + " failed: "
+          + failed.getNow(null).detail());
+      started.close();
+      registry.close();
+      return Errors.FAILURE;
+    }
+    started.terminated().join();
+    registry.close();
+    return exitStatus(started);
+  }
+
+  private static int exitStatus(MusterGrpcServer server) {
+    return server.registration() != null && server.registration().state() == RegistrationState.CLOSED
+        && server.terminated().isDone() ? 0 : Errors.FAILURE;
+  }
+
+  Instance instance(int boundPort) {
+    Instance instance = Instance.of(service, address, boundPort);
+    if (id != null) {
+      instance = instance.id(id);
+    }
+    return instance.namespace(common.namespace).version(version).zone(zone).region(region).weight(weight)
+        .tags(tags).metadata(RegisterCommand.metadata(meta));
+  }
+}
