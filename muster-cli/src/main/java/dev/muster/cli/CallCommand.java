@@ -121,10 +121,6 @@ final class CallCommand implements Callable<Integer> {
           + " with no endpoint) instead of calling the last known set.")
   boolean clearOnStale;
 
-  private final AtomicLong ok = new AtomicLong();
-  private final AtomicLong failed = new AtomicLong();
-  private final AtomicLong retried = new AtomicLong();
-
   @Override
   public Integer call() throws InterruptedException {
     if (count < 0) {
@@ -144,6 +140,7 @@ final class CallCommand implements Callable<Integer> {
     CacheConfig cacheConfig = CacheConfig.builder(service).namespace(common.namespace)
         .trustedKeys(trust.trustedKeys(common.namespace, service)).build(); // a bad key file exits 2 here
     PrintWriter out = spec.commandLine().getOut();
+    CallLines lines = new CallLines(out, service, json, quiet, true);
     EtcdRegistry registry = EtcdRegistry.connect(common.etcdConfig());
     EndpointCache cache = registry.watch(cacheConfig);
     MusterHttp http = new MusterHttp(s -> cache, config); // one service per process: the cache above is its cache
@@ -163,7 +160,7 @@ final class CallCommand implements Callable<Integer> {
     CountDownLatch finished = new CountDownLatch(count == 0 ? 1 : count);
     Thread summaryOnStop = new Thread(() -> {
       ticker.shutdownNow();
-      summary(out, client);
+      lines.summary(client.balancer().detector().ejections(), client.budget().refused());
     }, "muster-call-summary");
     try {
       if (!client.awaitReady(startTimeout)) {
@@ -187,7 +184,7 @@ final class CallCommand implements Callable<Integer> {
         Instant started = Instant.now();
         long t0 = System.nanoTime();
         http.get(service, path, mode).whenComplete((result, error) -> {
-          report(out, n, started, Duration.ofNanos(System.nanoTime() - t0), result);
+          lines.call(n, started, Duration.ofNanos(System.nanoTime() - t0), outcome(result));
           if (count != 0) {
             finished.countDown();
           }
@@ -195,8 +192,8 @@ final class CallCommand implements Callable<Integer> {
       }, 0, interval.toNanos(), TimeUnit.NANOSECONDS);
       finished.await();
       ticker.shutdownNow();
-      summary(out, client);
-      return failed.get() == 0 ? 0 : Errors.FAILURE;
+      lines.summary(client.balancer().detector().ejections(), client.budget().refused());
+      return lines.failed() == 0 ? 0 : Errors.FAILURE;
     } finally {
       http.close();
       cache.close();
@@ -204,66 +201,13 @@ final class CallCommand implements Callable<Integer> {
     }
   }
 
-  private void report(PrintWriter out, long seq, Instant started, Duration took,
-      CallResult<HttpResponse<String>> result) {
-    boolean success = result != null && result.ok();
-    (success ? ok : failed).incrementAndGet();
-    if (result != null && result.retried()) {
-      retried.incrementAndGet();
+  private static CallLines.Outcome outcome(CallResult<HttpResponse<String>> result) {
+    if (result == null) {
+      return new CallLines.Outcome(false, 0, null, false, false, "no result", null);
     }
-    if (quiet) {
-      return;
-    }
-    int status = result != null && result.value() != null ? result.value().statusCode() : 0;
-    String error = result == null ? "no result" : result.failure() == null ? null
-        : result.failure().getClass().getSimpleName() + (result.failure().getMessage() == null ? ""
-            : ": " + result.failure().getMessage());
-    if (json) {
-      ObjectNode node = JsonLines.event("call", started);
-      node.put("service", service);
-      node.put("seq", seq);
-      node.put("ok", success);
-      node.put("status", status);
-      node.put("latency_us", took.toNanos() / 1000);
-      ArrayNode tried = node.putArray("attempts");
-      if (result != null) {
-        result.endpointsTried().forEach(tried::add);
-        node.put("retried", result.retried());
-        node.put("budget_refused", result.budgetRefused());
-      }
-      if (error != null) {
-        node.put("error", error);
-      }
-      JsonLines.print(out, node);
-    } else {
-      synchronized (out) {
-        out.printf("#%d %s %s via %s (%d ms)%s%n", seq, success ? "ok" : "FAILED", status == 0 ? "-" : status,
-            result == null ? "-" : String.join(",", result.endpointsTried()), took.toMillis(),
-            error == null || success ? "" : " " + error);
-        out.flush();
-      }
-    }
-  }
-
-  private void summary(PrintWriter out, MusterClient client) {
-    long ejected = client.balancer().detector().ejections();
-    long refused = client.budget().refused();
-    if (json) {
-      ObjectNode node = JsonLines.event("summary", Instant.now());
-      node.put("service", service);
-      node.put("ok", ok.get());
-      node.put("failed", failed.get());
-      node.put("retried", retried.get());
-      node.put("ejected", ejected);
-      node.put("budget_refused", refused);
-      JsonLines.print(out, node);
-    } else {
-      synchronized (out) {
-        out.printf("%d ok, %d failed, %d retried, %d ejected%s%n", ok.get(), failed.get(), retried.get(), ejected,
-            refused == 0 ? "" : ", " + refused + " retries refused by the budget");
-        out.flush();
-      }
-    }
+    int status = result.value() != null ? result.value().statusCode() : 0;
+    return new CallLines.Outcome(result.ok(), status, result.endpointsTried(), result.retried(),
+        result.budgetRefused(), result.failure() == null ? null : CallLines.error(result.failure()), null);
   }
 
   /**

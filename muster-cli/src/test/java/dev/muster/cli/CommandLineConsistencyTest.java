@@ -12,7 +12,7 @@ import picocli.CommandLine.Model.OptionSpec;
 /** The rules every command follows: defaults shown in --help, --json wherever events are printed. */
 class CommandLineConsistencyTest {
   /** The commands that print events or instances as lines. */
-  private static final List<String> PRINTING_EVENTS = List.of("register", "watch", "call", "ls");
+  private static final List<String> PRINTING_EVENTS = List.of("register", "watch", "call", "ls", "grpc-serve", "grpc-call");
 
   private static Map<String, CommandLine> commands() {
     return new CommandLine(new Main()).getSubcommands();
