@@ -70,6 +70,8 @@ import org.slf4j.LoggerFactory;
  * put is reported as DRAINING, and the registrar's zero-drain DRAINING is not reported again.
  *
  * <p>The server is this object's from {@link #start()} on: it is shut down by {@code close()} and by a failed start.
+ * A registration that gives up later (FAILED, after {@code maxFailures}) is reported to the listener and the server
+ * keeps serving until it is closed: what to do then is the application's call.
  */
 public final class MusterGrpcServer implements AutoCloseable {
   /** Where the server is in its life; see the class comment. */
@@ -542,8 +544,9 @@ public final class MusterGrpcServer implements AutoCloseable {
     }
 
     /**
-     * The health manager to drive (default: a new one whose service is added to the {@link ServerBuilder}; with a
-     * server handed over, none unless given here).
+     * The health manager to drive. With a {@link ServerBuilder} its service is added to the builder (default: a new
+     * manager); with a server handed over there is none unless given here, and its service must already be on the
+     * server.
      */
     public Builder health(HealthStatusManager health) {
       this.health = health;
