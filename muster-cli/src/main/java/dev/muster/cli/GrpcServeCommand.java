@@ -7,7 +7,6 @@ import dev.muster.grpc.echo.Echo;
 import dev.muster.registry.Instance;
 import dev.muster.registry.RegistrarConfig;
 import dev.muster.registry.RegistrationEvent;
-import dev.muster.registry.RegistrationState;
 import dev.muster.sign.SigningKey;
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
@@ -25,6 +24,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -125,6 +125,8 @@ final class GrpcServeCommand implements Callable<Integer> {
           + " unsigned.")
   Path signKey;
 
+  private final AtomicBoolean revoked = new AtomicBoolean(); // set on the registration's thread
+
   @Override
   public Integer call() throws InterruptedException {
     if (port < 0 || port > 65_535) {
@@ -170,6 +172,8 @@ final class GrpcServeCommand implements Callable<Integer> {
             JsonLines.print(out, EventLines.of(event, instance));
             if (event.type() == RegistrationEvent.Type.FAILED) {
               failed.complete(event);
+            } else if (event.type() == RegistrationEvent.Type.REVOKED) {
+              revoked.set(true);
             }
           });
       instance.tags().forEach(b::tag);
@@ -218,9 +222,9 @@ final class GrpcServeCommand implements Callable<Integer> {
     return exitStatus(started);
   }
 
-  private static int exitStatus(MusterGrpcServer server) {
-    return server.registration() != null && server.registration().state() == RegistrationState.CLOSED
-        && server.terminated().isDone() ? 0 : Errors.FAILURE;
+  /** 0 once the server has stopped and the lease was revoked; 1 if it was not (the key expires with the lease). */
+  private int exitStatus(MusterGrpcServer server) {
+    return server.terminated().isDone() && revoked.get() ? 0 : Errors.FAILURE;
   }
 
   Instance instance(int boundPort) {
