@@ -168,6 +168,31 @@ class MusterGrpcServerIT {
   }
 
   @Test
+  void aCallStillRunningAtTheShutdownDeadlineIsCancelledAndTheLeaseIsRevokedAnyway() throws Exception {
+    MusterGrpcServer s = server("p5", Duration.ZERO).shutdownDeadline(Duration.ofMillis(500)).build().start();
+    toClose.add(s);
+    ManagedChannel channel = channelTo(s.port());
+    CompletableFuture<JsonNode> tooSlow = new CompletableFuture<>();
+    ClientCalls.asyncUnaryCall(channel.newCall(Echo.SAY, CallOptions.DEFAULT), Echo.say("too slow", 30_000),
+        observer(tooSlow, new CopyOnWriteArrayList<>()));
+    await().atMost(Duration.ofSeconds(5)).until(() -> s.server().getPort() > 0 && channel.getState(false)
+        == io.grpc.ConnectivityState.READY);
+    Thread.sleep(200); // let the call reach the server (it then runs for 30 s)
+
+    long t0 = System.nanoTime();
+    s.close();
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+
+    assertThat(ms).isLessThan(10_000);
+    assertThatThrownBy(() -> tooSlow.get(10, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(io.grpc.StatusRuntimeException.class);
+    assertThat(registry.list(Instance.DEFAULT_NAMESPACE, service).instances()).isEmpty();
+    assertThat(events).extracting(RegistrationEvent::type).contains(REVOKED);
+    assertThat(s.server().isTerminated()).isTrue();
+    System.out.printf("[grpc server IT] deadline 500 ms, a 30 s call in flight: close took %d ms%n", ms);
+  }
+
+  @Test
   void aSecondCloseReturnsTheSameFutureAndCloseBeforeStartBuildsNothing() {
     MusterGrpcServer s = server("p3", Duration.ZERO).build().start();
     CompletableFuture<Void> first = s.closeAsync();
