@@ -111,7 +111,13 @@ final class GrpcCallCommand implements Callable<Integer> {
     ManagedChannelBuilder<?> builder = ManagedChannelBuilder.forTarget("muster:///" + service).usePlaintext()
         .defaultLoadBalancingPolicy(balancing.grpcName());
     configureResolver(builder, common.etcdConfig(), common.namespace);
-    ManagedChannel channel = builder.build();
+    ManagedChannel channel;
+    try {
+      channel = builder.build();
+    } catch (IllegalArgumentException noResolver) { // grpc-java: no NameResolverProvider for the scheme
+      throw new IllegalStateException("no resolver for muster:/// targets on the class path ("
+          + noResolver.getMessage() + "): muster-grpc's MusterNameResolverProvider is missing", noResolver);
+    }
     ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "muster-grpc-call-ticker");
       t.setDaemon(true);

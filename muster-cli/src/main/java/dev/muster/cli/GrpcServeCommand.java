@@ -45,9 +45,9 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "grpc-serve",
     description = {
-        "Serve the demo gRPC service muster.echo.Echo with grpc.health.v1, registered until SIGTERM/SIGINT, then drain"
-            + " (health NOT_SERVING, DRAINING, GOAWAY, in-flight calls finish) and revoke.",
-        "Prints one JSON line per event, as register does, and a serving line with the bound port."})
+        "Serve the demo gRPC service Echo with health, registered until SIGTERM/SIGINT, then drain and revoke.",
+        "On SIGTERM: health NOT_SERVING, DRAINING, the drain, GOAWAY, calls in flight finish, revoke. Prints one JSON"
+            + " line per event, as register does, and a serving line with the bound port."})
 final class GrpcServeCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
