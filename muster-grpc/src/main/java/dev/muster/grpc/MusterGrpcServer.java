@@ -72,6 +72,9 @@ import org.slf4j.LoggerFactory;
  * <p>The server is this object's from {@link #start()} on: it is shut down by {@code close()} and by a failed start.
  * A registration that gives up later (FAILED, after {@code maxFailures}) is reported to the listener and the server
  * keeps serving until it is closed: what to do then is the application's call.
+ *
+ * <p>(Some 590 lines: about 200 of them are the nested {@link Builder}'s setters, kept here so the API reads
+ * {@code MusterGrpcServer.builder(...)} like grpc-java's own builders.)
  */
 public final class MusterGrpcServer implements AutoCloseable {
   /** Where the server is in its life; see the class comment. */
