@@ -7,6 +7,7 @@ import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
 import io.grpc.ClientInterceptor;
+import io.grpc.Context;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
@@ -18,7 +19,8 @@ import java.util.concurrent.atomic.LongAdder;
  * attempt 1 with the request, headers and options the caller gave. Each attempt carries an Attempt object in its
  * CallOptions: the muster picker writes the endpoint it picked into it and reads the endpoint to avoid from it. An
  * attempt that closes UNAVAILABLE without a response is retried — up to maxRetries, each retry withdrawn from the
- * budget (one deposit per call) — on another endpoint. Only the final attempt's headers, message and status reach the
+ * budget (one deposit per call) — on another endpoint. So is one reset by the server (CANCELLED that the caller did
+ * not ask for: grpc-java's status for RST_STREAM CANCEL, which a server sends to its streams on shutdownNow). Only the final attempt's headers, message and status reach the
  * caller's listener, so nothing is delivered twice.
  *
  * Threads: the caller's methods come from the caller's thread, the attempt listener's from the channel's call
@@ -26,7 +28,8 @@ import java.util.concurrent.atomic.LongAdder;
  * them (current attempt, cancelled); no call is made under it.
  */
 /**
- * Retries idempotent unary calls that fail with {@code UNAVAILABLE} on a different endpoint, within Muster's
+ * Retries idempotent unary calls that fail with {@code UNAVAILABLE} (or are reset by the server: {@code CANCELLED}
+ * that the caller did not ask for) on a different endpoint, within Muster's
  * {@link RetryBudget}: the same rules as {@code MusterClient} (a retry only for idempotent calls, each on another
  * endpoint, at most {@link RetryConfig#maxRetries()}, and only while the budget — a share of the requests plus a
  * small floor — allows). A method qualifies when its {@link MethodDescriptor} is {@linkplain
@@ -114,6 +117,7 @@ public final class MusterRetryInterceptor implements ClientInterceptor {
     private final MethodDescriptor<ReqT, RespT> method;
     private final CallOptions callOptions;
     private final Channel next;
+    private final Context context = Context.current(); // the caller's: cancelling it cancels the call
     private final Object lock = new Object();
 
     // Set by the caller's methods before halfClose(), read by attempts after it.
@@ -256,8 +260,15 @@ public final class MusterRetryInterceptor implements ClientInterceptor {
         synchronized (lock) {
           stillWanted = !cancelled;
         }
-        return stillWanted && status.getCode() == Status.Code.UNAVAILABLE && response == null
-            && retried < config.maxRetries();
+        return stillWanted && response == null && retried < config.maxRetries() && retryable(status.getCode());
+      }
+
+      /**
+       * UNAVAILABLE (refused, reset, GOAWAY), or CANCELLED that neither the caller nor its context asked for: a
+       * server shutting down resets its streams with RST_STREAM CANCEL, which grpc-java reports as CANCELLED.
+       */
+      private boolean retryable(Status.Code code) {
+        return code == Status.Code.UNAVAILABLE || (code == Status.Code.CANCELLED && !context.isCancelled());
       }
     }
   }
