@@ -103,4 +103,31 @@ class MusterConfigTest {
         .getError().getDescription()).contains("ending in s");
     assertThat(p.parseLoadBalancingPolicyConfig(Map.of("policy", List.of())).getError()).isNotNull();
   }
+
+  @Test
+  void theServiceLoaderFindsTheResolverAndThePolicy() {
+    assertThat(io.grpc.NameResolverRegistry.getDefaultRegistry().getProviderForScheme("muster"))
+        .isInstanceOf(MusterNameResolverProvider.class);
+    assertThat(io.grpc.LoadBalancerRegistry.getDefaultRegistry().getProvider("muster"))
+        .isInstanceOf(MusterLoadBalancerProvider.class);
+  }
+
+  @Test
+  void drainingInstancesAreLeftOutAndEachGroupCarriesItsInstancesAttributes() {
+    dev.muster.registry.Instance up = dev.muster.registry.Instance.of("echo", "127.0.0.1", 7001).id("up")
+        .weight(250).zone("z1").region("r1").tag("canary").meta("build", "42");
+    dev.muster.registry.Instance draining = dev.muster.registry.Instance.of("echo", "127.0.0.1", 7002).id("dr")
+        .state(dev.muster.registry.InstanceState.DRAINING);
+    List<io.grpc.EquivalentAddressGroup> groups = MusterNameResolver.groups(
+        dev.muster.cache.EndpointSet.of(7, List.of(up, draining)));
+    assertThat(groups).hasSize(1);
+    io.grpc.Attributes a = groups.get(0).getAttributes();
+    assertThat(a.get(MusterAttributes.INSTANCE_ID)).isEqualTo("up");
+    assertThat(a.get(MusterAttributes.WEIGHT)).isEqualTo(250);
+    assertThat(a.get(MusterAttributes.ZONE)).isEqualTo("z1");
+    assertThat(a.get(MusterAttributes.REGION)).isEqualTo("r1");
+    assertThat(a.get(MusterAttributes.TAGS)).containsExactly("canary");
+    assertThat(a.get(MusterAttributes.METADATA)).containsEntry("build", "42");
+    assertThat(groups.get(0).getAddresses()).containsExactly(new java.net.InetSocketAddress("127.0.0.1", 7001));
+  }
 }
