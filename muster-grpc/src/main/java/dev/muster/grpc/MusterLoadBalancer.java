@@ -164,6 +164,12 @@ final class MusterLoadBalancer extends LoadBalancer {
     }
   }
 
+  /** An empty set is news (every instance left or is DRAINING): its subchannels must go, not be kept. */
+  @Override
+  public boolean canHandleEmptyAddressListFromNameResolution() {
+    return true;
+  }
+
   @Override
   public void handleNameResolutionError(Status error) {
     if (entries.isEmpty()) {

@@ -147,6 +147,18 @@ class MusterLoadBalancerTest {
   }
 
   @Test
+  void anEmptySetShutsEverySubchannelDownAndFailsPicksWithUnavailable() {
+    accept(instance("a", 1001));
+    helper.ready("a");
+    assertThat(lb.canHandleEmptyAddressListFromNameResolution()).isTrue();
+    accept();
+    assertThat(helper.subchannels.get("a").shutdown).isTrue();
+    assertThat(helper.state).isEqualTo(ConnectivityState.TRANSIENT_FAILURE);
+    assertThat(helper.picker.pickSubchannel(args(CallOptions.DEFAULT)).getStatus().getDescription())
+        .contains("no instance");
+  }
+
+  @Test
   void shutdownShutsEverySubchannelDown() {
     accept(instance("a", 1001), instance("b", 1002));
     lb.shutdown();
