@@ -147,6 +147,37 @@ class MusterGrpcIT {
   }
 
   @Test
+  void aChannelThatIgnoresServiceConfigsCanAskForTheMusterPolicyAndStreamsPassTheInterceptorUntouched()
+      throws InterruptedException {
+    fleet.start("a", 100);
+    fleet.start("b", 100);
+    NameResolverRegistry resolvers = new NameResolverRegistry();
+    resolvers.register(MusterNameResolverProvider.of(registry));
+    @SuppressWarnings("deprecation")
+    ManagedChannel own = ManagedChannelBuilder.forTarget("muster:///" + service)
+        .nameResolverFactory(resolvers.asFactory())
+        .disableServiceConfigLookUp()
+        .defaultLoadBalancingPolicy("muster")
+        .usePlaintext()
+        .build();
+    try {
+      Channel retrying = ClientInterceptors.intercept(own, MusterRetryInterceptor.create(RetryConfig.defaults()));
+      Map<String, Integer> counts = new ConcurrentHashMap<>();
+      await().atMost(Duration.ofSeconds(15)).until(() -> {
+        counts.merge(say(retrying, 0), 1, Integer::sum);
+        return counts.size() == 2;
+      });
+      java.util.Iterator<JsonNode> replies = ClientCalls.blockingServerStreamingCall(retrying, Echo.STREAM,
+          CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), Echo.stream(3, 10));
+      List<Integer> seqs = new ArrayList<>();
+      replies.forEachRemaining(r -> seqs.add(r.path("seq").asInt()));
+      assertThat(seqs).containsExactly(0, 1, 2);
+    } finally {
+      own.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
   void aNewlyRegisteredServerReceivesCallsWithinASecond() {
     fleet.start("a", 100);
     fleet.start("b", 100);
