@@ -1,0 +1,141 @@
+package dev.muster.grpc;
+
+import dev.muster.MusterException;
+import dev.muster.balance.BalancerConfig;
+import dev.muster.outlier.OutlierConfig;
+import io.grpc.LoadBalancer;
+import io.grpc.LoadBalancerProvider;
+import io.grpc.NameResolver.ConfigOrError;
+import io.grpc.Status;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The {@code muster} load-balancing policy: Muster's own {@link dev.muster.balance.Balancer} (weights, zone
+ * preference, {@code DRAINING}, panic routing) and {@link dev.muster.outlier.OutlierDetector} (local ejection) over
+ * gRPC subchannels, one per instance. Listed in {@code META-INF/services/io.grpc.LoadBalancerProvider}; the
+ * {@code muster:///} resolver proposes it in its service config, and a channel can also ask for it with
+ * {@code defaultLoadBalancingPolicy("muster")}. It needs the {@code muster:///} resolver's addresses (they carry the
+ * instances).
+ *
+ * <p>Its JSON config, every field optional: {@code {"policy": "weighted_random" | "round_robin" | "power_of_two",
+ * "localZone": "eu-1a", "minLocalShare": 0.5, "outlierDetection": {"enabled": true,
+ * "consecutiveLocalOriginFailure": 1, "consecutive5xx": 5, "baseEjectionTime": "30s", "maxEjectionTime": "300s",
+ * "maxEjectionPercent": 50}}}. The policy defaults to {@code weighted_random}, so static registry weights are honoured
+ * (power of two choices compares load and ignores weights); the zone defaults to the target's {@code zone=}.
+ *
+ * <p>Thread-safe; stateless.
+ */
+public final class MusterLoadBalancerProvider extends LoadBalancerProvider {
+  /** The policy name. */
+  public static final String POLICY = "muster";
+
+  private static final Set<String> FIELDS = Set.of("policy", "localZone", "minLocalShare", "outlierDetection");
+  private static final Set<String> OUTLIER_FIELDS = Set.of("enabled", "consecutiveLocalOriginFailure",
+      "consecutive5xx", "baseEjectionTime", "maxEjectionTime", "maxEjectionPercent");
+
+  /** The parsed config: how to balance and when to eject. */
+  record Config(BalancerConfig balancer, OutlierConfig outlier) {
+    static Config defaults() {
+      return new Config(BalancerConfig.builder().policy(BalancerConfig.Policy.WEIGHTED_RANDOM).build(),
+          OutlierConfig.defaults());
+    }
+  }
+
+  @Override
+  public boolean isAvailable() {
+    return true;
+  }
+
+  @Override
+  public int getPriority() {
+    return 5;
+  }
+
+  @Override
+  public String getPolicyName() {
+    return POLICY;
+  }
+
+  @Override
+  public LoadBalancer newLoadBalancer(LoadBalancer.Helper helper) {
+    return new MusterLoadBalancer(helper);
+  }
+
+  @Override
+  public ConfigOrError parseLoadBalancingPolicyConfig(Map<String, ?> json) {
+    try {
+      return ConfigOrError.fromConfig(parse(json));
+    } catch (MusterException | IllegalArgumentException | ClassCastException e) {
+      return ConfigOrError.fromError(Status.INVALID_ARGUMENT.withDescription("muster policy config " + json + ": "
+          + e.getMessage()).withCause(e));
+    }
+  }
+
+  static Config parse(Map<String, ?> json) {
+    unknown(json, FIELDS, "");
+    BalancerConfig.Builder b = BalancerConfig.builder().policy(BalancerConfig.Policy.WEIGHTED_RANDOM);
+    if (json.get("policy") != null) {
+      b.policy(BalancerConfig.Policy.valueOf(((String) json.get("policy")).toUpperCase(Locale.ROOT)));
+    }
+    if (json.get("localZone") != null) {
+      b.localZone((String) json.get("localZone"));
+    }
+    if (json.get("minLocalShare") != null) {
+      b.minLocalShare(((Number) json.get("minLocalShare")).doubleValue());
+    }
+    OutlierConfig.Builder o = OutlierConfig.builder();
+    @SuppressWarnings("unchecked")
+    Map<String, ?> od = (Map<String, ?>) json.get("outlierDetection");
+    if (od != null) {
+      unknown(od, OUTLIER_FIELDS, "outlierDetection.");
+      if (od.get("enabled") != null) {
+        o.enabled((Boolean) od.get("enabled"));
+      }
+      if (od.get("consecutiveLocalOriginFailure") != null) {
+        o.consecutiveLocalOriginFailure(integer(od, "consecutiveLocalOriginFailure"));
+      }
+      if (od.get("consecutive5xx") != null) {
+        o.consecutive5xx(integer(od, "consecutive5xx"));
+      }
+      if (od.get("baseEjectionTime") != null) {
+        o.baseEjectionTime(duration((String) od.get("baseEjectionTime")));
+      }
+      if (od.get("maxEjectionTime") != null) {
+        o.maxEjectionTime(duration((String) od.get("maxEjectionTime")));
+      }
+      if (od.get("maxEjectionPercent") != null) {
+        o.maxEjectionPercent(integer(od, "maxEjectionPercent"));
+      }
+    }
+    return new Config(b.build(), o.build());
+  }
+
+  private static void unknown(Map<String, ?> json, Set<String> known, String prefix) {
+    for (String key : json.keySet()) {
+      if (!known.contains(key)) {
+        throw new IllegalArgumentException("unknown field " + prefix + key + "; use " + known);
+      }
+    }
+  }
+
+  private static int integer(Map<String, ?> json, String field) {
+    double d = ((Number) json.get(field)).doubleValue();
+    if (d != Math.rint(d)) {
+      throw new IllegalArgumentException(field + " " + d + " is not a whole number");
+    }
+    return (int) d;
+  }
+
+  /** A protobuf JSON duration: seconds with an {@code s}, e.g. {@code "30s"} or {@code "0.5s"}. */
+  static Duration duration(String s) {
+    if (!s.endsWith("s")) {
+      throw new IllegalArgumentException("duration " + s + " must be seconds ending in s, e.g. \"30s\"");
+    }
+    BigDecimal seconds = new BigDecimal(s.substring(0, s.length() - 1));
+    return Duration.ofNanos(seconds.movePointRight(9).longValueExact());
+  }
+}

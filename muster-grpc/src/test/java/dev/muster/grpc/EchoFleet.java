@@ -1,0 +1,76 @@
+package dev.muster.grpc;
+
+import dev.muster.etcd.EtcdRegistry;
+import dev.muster.grpc.echo.Echo;
+import dev.muster.registry.Instance;
+import dev.muster.registry.RegistrarConfig;
+import dev.muster.registry.Registration;
+import io.grpc.Server;
+import io.grpc.netty.NettyServerBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** In-JVM Netty echo servers on loopback, each registered in etcd; {@link #close()} stops every one it started. */
+final class EchoFleet implements AutoCloseable {
+  private final EtcdRegistry registry;
+  private final String service;
+  private final List<Server> servers = new ArrayList<>();
+  private final List<Registration> registrations = new ArrayList<>();
+
+  EchoFleet(EtcdRegistry registry, String service) {
+    this.registry = registry;
+    this.service = service;
+  }
+
+  /** A started server answering as {@code id}, registered with {@code weight}; returns its registration. */
+  Registration start(String id, int weight) {
+    return start(id, weight, Duration.ofMillis(500));
+  }
+
+  /** As {@link #start(String, int)}, staying {@code DRAINING} for {@code drain} when its registration closes. */
+  Registration start(String id, int weight, Duration drain) {
+    Server server;
+    try {
+      server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+          .addService(Echo.service(id)).build().start();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    servers.add(server);
+    Registration r = registry.register(Instance.of(service, "127.0.0.1", server.getPort()).id(id).weight(weight),
+        RegistrarConfig.builder().drain(drain).shutdownHook(false).build());
+    registrations.add(r);
+    return r;
+  }
+
+  /** The server started {@code index}-th, for a test to kill. */
+  Server server(int index) {
+    return servers.get(index);
+  }
+
+  @Override
+  public void close() {
+    for (Registration r : registrations) {
+      r.closeAsync();
+    }
+    for (Server s : servers) {
+      s.shutdownNow();
+    }
+    for (Server s : servers) {
+      try {
+        s.awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+    for (Registration r : registrations) {
+      r.closeAsync().orTimeout(10, TimeUnit.SECONDS).exceptionally(t -> null).join();
+    }
+  }
+}
