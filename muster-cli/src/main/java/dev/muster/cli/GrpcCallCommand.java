@@ -1,9 +1,14 @@
 package dev.muster.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.muster.etcd.EtcdConfig;
+import dev.muster.etcd.EtcdRegistry;
+import dev.muster.grpc.MusterNameResolverProvider;
+import dev.muster.grpc.MusterRetryInterceptor;
 import dev.muster.grpc.echo.Echo;
+import dev.muster.retry.RetryConfig;
 import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientInterceptors;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
@@ -97,6 +102,11 @@ final class GrpcCallCommand implements Callable<Integer> {
           + " ${DEFAULT-VALUE}).")
   String policy;
 
+  @Option(names = "--max-retries", paramLabel = "N", defaultValue = "1",
+      description = "With --policy muster: retries of an idempotent call on another endpoint, within the retry"
+          + " budget (default ${DEFAULT-VALUE}; 0 turns retries off). Other policies never retry.")
+  int maxRetries;
+
   @Option(names = "--json", description = "One JSON object per call and for the summary.")
   boolean json;
 
@@ -108,16 +118,10 @@ final class GrpcCallCommand implements Callable<Integer> {
     Policy balancing = validate();
     PrintWriter out = spec.commandLine().getOut();
     CallLines lines = new CallLines(out, service, json, quiet, false);
-    ManagedChannelBuilder<?> builder = ManagedChannelBuilder.forTarget("muster:///" + service).usePlaintext()
-        .defaultLoadBalancingPolicy(balancing.grpcName());
-    configureResolver(builder, common.etcdConfig(), common.namespace);
-    ManagedChannel channel;
-    try {
-      channel = builder.build();
-    } catch (IllegalArgumentException noResolver) { // grpc-java: no NameResolverProvider for the scheme
-      throw new IllegalStateException("no resolver for muster:/// targets on the class path ("
-          + noResolver.getMessage() + "): muster-grpc's MusterNameResolverProvider is missing", noResolver);
-    }
+    EtcdRegistry registry = EtcdRegistry.connect(common.etcdConfig());
+    ManagedChannel channel = channel(registry, balancing);
+    Channel calls = balancing == Policy.MUSTER && maxRetries > 0 ? ClientInterceptors.intercept(channel,
+        MusterRetryInterceptor.create(RetryConfig.defaults().toBuilder().maxRetries(maxRetries).build())) : channel;
     ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "muster-grpc-call-ticker");
       t.setDaemon(true);
@@ -140,7 +144,7 @@ final class GrpcCallCommand implements Callable<Integer> {
         }
         Instant started = Instant.now();
         long t0 = System.nanoTime();
-        callOnce(channel, (ok, status, servedBy, received, error) -> {
+        callOnce(calls, (ok, status, servedBy, received, error) -> {
           lines.call(n, started, Duration.ofNanos(System.nanoTime() - t0), new CallLines.Outcome(ok, status,
               servedBy, false, false, error, stream ? received : null));
           if (count != 0) {
@@ -156,6 +160,7 @@ final class GrpcCallCommand implements Callable<Integer> {
       ticker.shutdownNow();
       channel.shutdownNow();
       channel.awaitTermination(5, TimeUnit.SECONDS);
+      registry.close();
     }
   }
 
@@ -186,7 +191,7 @@ final class GrpcCallCommand implements Callable<Integer> {
     void accept(boolean ok, String status, List<String> servedBy, long received, String error);
   }
 
-  private void callOnce(ManagedChannel channel, Done done) {
+  private void callOnce(Channel channel, Done done) {
     CallOptions options = CallOptions.DEFAULT.withDeadlineAfter(deadline.toNanos(), TimeUnit.NANOSECONDS);
     Set<String> servedBy = new LinkedHashSet<>();
     AtomicLong received = new AtomicLong();
@@ -226,12 +231,15 @@ final class GrpcCallCommand implements Callable<Integer> {
   }
 
   /**
-   * Hands the flags' etcd settings ({@code --endpoints}, TLS, credentials, {@code --namespace}) to the channel's
-   * {@code muster:///} resolver. Until muster-grpc's client side is merged this is a no-op and the resolver reads
-   * the same settings from the environment ({@code MUSTER_ENDPOINTS} ...), which every flag defaults to.
+   * A channel on {@code muster:///SERVICE?namespace=NS} whose resolver reads {@code registry} (the flags' etcd
+   * settings: {@code --endpoints}, TLS, credentials), balanced by {@code balancing}.
    */
-  static void configureResolver(ManagedChannelBuilder<?> builder, EtcdConfig etcd, String namespace) {
-    // wired after merge with the client side: register MusterNameResolverProvider.of(registry) built from `etcd`
-    // (and `namespace`) on the channel, e.g. through a NameResolverRegistry of its own.
+  @SuppressWarnings("deprecation") // nameResolverFactory: the one public way to give one channel its own resolver
+  ManagedChannel channel(EtcdRegistry registry, Policy balancing) {
+    return ManagedChannelBuilder.forTarget("muster:///" + service + "?namespace=" + common.namespace)
+        .nameResolverFactory(MusterNameResolverProvider.of(registry))
+        .defaultLoadBalancingPolicy(balancing.grpcName())
+        .usePlaintext()
+        .build();
   }
 }
