@@ -18,8 +18,6 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -55,6 +53,9 @@ final class GrpcServeCommand implements Callable<Integer> {
   @Mixin
   CommonOptions common;
 
+  @Mixin
+  InstanceOptions provider;
+
   @Option(names = "--service", required = true, paramLabel = "NAME", description = "Service name.")
   String service;
 
@@ -73,34 +74,6 @@ final class GrpcServeCommand implements Callable<Integer> {
       + " bound port); Echo replies carry it as served_by.")
   String id;
 
-  @Option(names = "--version", paramLabel = "VERSION", defaultValue = Instance.DEFAULT_VERSION,
-      description = "Service version (default ${DEFAULT-VALUE}).")
-  String version;
-
-  @Option(names = "--zone", paramLabel = "ZONE", description = "Zone, for zone-aware balancing.")
-  String zone;
-
-  @Option(names = "--region", paramLabel = "REGION", description = "Region.")
-  String region;
-
-  @Option(names = "--weight", paramLabel = "N", defaultValue = "" + Instance.DEFAULT_WEIGHT,
-      description = "Balancing weight 0-" + Instance.MAX_WEIGHT + " (default ${DEFAULT-VALUE}).")
-  int weight;
-
-  @Option(names = "--tag", paramLabel = "TAG", description = "A tag; repeat for more.")
-  List<String> tags = new ArrayList<>();
-
-  @Option(names = "--meta", paramLabel = "KEY=VALUE", description = "A metadata entry; repeat for more.")
-  List<String> meta = new ArrayList<>();
-
-  @Option(names = "--ttl", paramLabel = "DURATION", defaultValue = "15s", converter = DurationConverter.class,
-      description = "Lease TTL, whole seconds, at least 2s (default ${DEFAULT-VALUE}).")
-  Duration ttl;
-
-  @Option(names = "--keepalive", paramLabel = "DURATION", converter = DurationConverter.class,
-      description = "Time between keepalives (default TTL/3).")
-  Duration keepalive;
-
   @Option(names = "--drain", paramLabel = "DURATION", converter = DurationConverter.class,
       description = "How long to stay DRAINING, health NOT_SERVING, before GOAWAY on SIGTERM (default 2 x keepalive;"
           + " 0s sends GOAWAY at once without publishing DRAINING).")
@@ -110,15 +83,6 @@ final class GrpcServeCommand implements Callable<Integer> {
       converter = DurationConverter.class,
       description = "How long calls in flight at GOAWAY may run before they are cancelled (default ${DEFAULT-VALUE}).")
   Duration shutdownDeadline;
-
-  @Option(names = "--max-failures", paramLabel = "N", defaultValue = "0",
-      description = "Exit 1 after N consecutive failed calls to etcd; 0 retries forever (default ${DEFAULT-VALUE}).")
-  int maxFailures;
-
-  @Option(names = "--start-timeout", paramLabel = "DURATION", defaultValue = "10s",
-      converter = DurationConverter.class,
-      description = "How long to keep trying to reach etcd at start before exiting 4 (default ${DEFAULT-VALUE}).")
-  Duration startTimeout;
 
   @Option(names = "--sign-key", paramLabel = "FILE",
       description = "Sign the instance record with this Ed25519 private key (PEM), as register --sign-key. Default:"
@@ -133,9 +97,7 @@ final class GrpcServeCommand implements Callable<Integer> {
       throw new dev.muster.InvalidInputException("--port", port, "use 1-65535, or 0 for any free port");
     }
     SigningKey signingKey = signKey == null ? null : SigningKey.read(signKey); // a bad file exits 2 before etcd
-    RegistrarConfig config = RegistrarConfig.builder()
-        .ttl(ttl).keepaliveInterval(keepalive).drain(drain).maxFailures(maxFailures)
-        .startTimeout(startTimeout).shutdownHook(true).signingKey(signingKey).build();
+    RegistrarConfig config = provider.registrar().drain(drain).shutdownHook(true).signingKey(signingKey).build();
     Instance template = instance(port == 0 ? 1 : port); // refuses a bad name, zone, weight or --meta before binding
     PrintWriter out = spec.commandLine().getOut();
 
@@ -165,8 +127,9 @@ final class GrpcServeCommand implements Callable<Integer> {
     }
     try {
       MusterGrpcServer.Builder b = MusterGrpcServer.builder(registry, server).health(health).service(service)
-          .address(address).id(instance.id()).namespace(common.namespace).version(version).zone(zone)
-          .region(region).weight(weight).metadata(instance.metadata()).registrar(config)
+          .address(address).id(instance.id()).namespace(common.namespace).version(provider.version)
+          .zone(provider.zone).region(provider.region).weight(provider.weight).metadata(instance.metadata())
+          .registrar(config)
           .shutdownDeadline(shutdownDeadline)
           .listener(event -> {
             JsonLines.print(out, EventLines.of(event, instance));
@@ -232,7 +195,6 @@ final class GrpcServeCommand implements Callable<Integer> {
     if (id != null) {
       instance = instance.id(id);
     }
-    return instance.namespace(common.namespace).version(version).zone(zone).region(region).weight(weight)
-        .tags(tags).metadata(RegisterCommand.metadata(meta));
+    return provider.describe(instance, common.namespace);
   }
 }

@@ -1,6 +1,5 @@
 package dev.muster.cli;
 
-import dev.muster.InvalidInputException;
 import dev.muster.etcd.EtcdRegistry;
 import dev.muster.etcd.internal.NegativeControls;
 import dev.muster.registry.Instance;
@@ -13,10 +12,6 @@ import dev.muster.sign.SigningKey;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -47,6 +42,9 @@ final class RegisterCommand implements Callable<Integer> {
   @Mixin
   CommonOptions common;
 
+  @Mixin
+  InstanceOptions provider;
+
   @Option(names = "--service", required = true, paramLabel = "NAME", description = "Service name.")
   String service;
 
@@ -61,34 +59,6 @@ final class RegisterCommand implements Callable<Integer> {
   @Option(names = "--id", paramLabel = "ID", description = "Instance id (default: HOST-PORT-6 random hex).")
   String id;
 
-  @Option(names = "--version", paramLabel = "VERSION", defaultValue = Instance.DEFAULT_VERSION,
-      description = "Service version (default ${DEFAULT-VALUE}).")
-  String version;
-
-  @Option(names = "--zone", paramLabel = "ZONE", description = "Zone, for zone-aware balancing.")
-  String zone;
-
-  @Option(names = "--region", paramLabel = "REGION", description = "Region.")
-  String region;
-
-  @Option(names = "--weight", paramLabel = "N", defaultValue = "" + Instance.DEFAULT_WEIGHT,
-      description = "Balancing weight 0-" + Instance.MAX_WEIGHT + " (default ${DEFAULT-VALUE}).")
-  int weight;
-
-  @Option(names = "--tag", paramLabel = "TAG", description = "A tag; repeat for more.")
-  List<String> tags = new ArrayList<>();
-
-  @Option(names = "--meta", paramLabel = "KEY=VALUE", description = "A metadata entry; repeat for more.")
-  List<String> meta = new ArrayList<>();
-
-  @Option(names = "--ttl", paramLabel = "DURATION", defaultValue = "15s", converter = DurationConverter.class,
-      description = "Lease TTL, whole seconds, at least 2s (default ${DEFAULT-VALUE}).")
-  Duration ttl;
-
-  @Option(names = "--keepalive", paramLabel = "DURATION", converter = DurationConverter.class,
-      description = "Time between keepalives (default TTL/3).")
-  Duration keepalive;
-
   @Option(names = "--drain", paramLabel = "DURATION", converter = DurationConverter.class,
       description = "How long to stay DRAINING before revoking on SIGTERM (default 2 x keepalive; 0s revokes at"
           + " once without publishing DRAINING).")
@@ -97,15 +67,6 @@ final class RegisterCommand implements Callable<Integer> {
   @Option(names = "--no-reregister", hidden = true, description = "On lease loss keep renewing the dead lease"
       + " instead of registering again (the lab's negative control; not a production option).")
   boolean noReregister;
-
-  @Option(names = "--max-failures", paramLabel = "N", defaultValue = "0",
-      description = "Exit 1 after N consecutive failed calls to etcd; 0 retries forever (default ${DEFAULT-VALUE}).")
-  int maxFailures;
-
-  @Option(names = "--start-timeout", paramLabel = "DURATION", defaultValue = "10s",
-      converter = DurationConverter.class,
-      description = "How long to keep trying to reach etcd at start before exiting 4 (default ${DEFAULT-VALUE}).")
-  Duration startTimeout;
 
   @Option(names = "--sign-key", paramLabel = "FILE",
       description = "Sign the instance record with this Ed25519 private key (PEM, e.g. NAME.key from muster keygen),"
@@ -132,9 +93,7 @@ final class RegisterCommand implements Callable<Integer> {
     SigningKey signingKey = signKey == null ? null : SigningKey.read(signKey); // a bad file exits 2 before etcd
     HelloServer hello = serveHello
         ? HelloServer.start(instance.address(), instance.port(), instance.id(), helloDelay) : null;
-    RegistrarConfig config = RegistrarConfig.builder()
-        .ttl(ttl).keepaliveInterval(keepalive).drain(drain).maxFailures(maxFailures)
-        .startTimeout(startTimeout).shutdownHook(true).signingKey(signingKey).build();
+    RegistrarConfig config = provider.registrar().drain(drain).shutdownHook(true).signingKey(signingKey).build();
     RegistrarControls controls = RegistrarControls.PRODUCTION.withReregister(!noReregister)
         .withReportKeepalives(logKeepalives);
     PrintWriter out = spec.commandLine().getOut();
@@ -182,26 +141,9 @@ final class RegisterCommand implements Callable<Integer> {
     if (id != null) {
       instance = instance.id(id);
     }
-    return instance.namespace(common.namespace).version(version).zone(zone).region(region).weight(weight)
-        .tags(tags).metadata(metadata(meta));
+    return provider.describe(instance, common.namespace);
   }
 
-  /** Parses repeated {@code --meta KEY=VALUE}; a key given twice is an error, not a silent overwrite. */
-  static Map<String, String> metadata(List<String> entries) {
-    Map<String, String> metadata = new TreeMap<>();
-    for (String entry : entries) {
-      int eq = entry.indexOf('=');
-      if (eq < 0) {
-        throw new InvalidInputException("--meta", entry, "write it as KEY=VALUE (the value may be empty)");
-      }
-      String key = entry.substring(0, eq);
-      if (metadata.putIfAbsent(key, entry.substring(eq + 1)) != null) {
-        throw InvalidInputException.withMessage("--meta", entry, "--meta key \"" + key + "\" is given twice: give"
-            + " each key once");
-      }
-    }
-    return metadata;
-  }
 
   private static RegistrationEvent awaitEnd(CompletableFuture<RegistrationEvent> ended) throws InterruptedException {
     try {

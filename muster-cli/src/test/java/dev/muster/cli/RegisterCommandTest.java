@@ -146,7 +146,7 @@ class RegisterCommandTest {
 
   @Test
   void metadataEntriesKeepEverythingAfterTheFirstEqualsSign() {
-    assertThat(RegisterCommand.metadata(List.of("url=http://x/?a=b", "empty="))).isEqualTo(
+    assertThat(InstanceOptions.metadata(List.of("url=http://x/?a=b", "empty="))).isEqualTo(
         Map.of("url", "http://x/?a=b", "empty", ""));
   }
 
