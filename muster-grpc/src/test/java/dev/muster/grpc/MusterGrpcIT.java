@@ -107,6 +107,7 @@ class MusterGrpcIT {
     LongAdder ok = new LongAdder();
     List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
     Map<String, Integer> afterKill = new ConcurrentHashMap<>();
+    Map<String, Integer> beforeKill = new ConcurrentHashMap<>();
     AtomicBoolean killed = new AtomicBoolean();
     ExecutorService callers = Executors.newFixedThreadPool(6);
     try {
@@ -115,11 +116,11 @@ class MusterGrpcIT {
         loops.add(callers.submit(() -> {
           while (running.get()) {
             try {
-              String by = say(retrying, 20); // 20 ms each: calls are in flight when the server dies
+              // 200 ms each, 6 callers over 3 servers: about 2 calls are in flight on each server at any time, so
+              // some are when "a" dies (with 20 ms calls a loaded machine once had none there: no retry to see).
+              String by = say(retrying, 200);
               ok.increment();
-              if (killed.get()) {
-                afterKill.merge(by, 1, Integer::sum);
-              }
+              (killed.get() ? afterKill : beforeKill).merge(by, 1, Integer::sum);
             } catch (StatusRuntimeException e) {
               failures.add(e);
             }
@@ -137,10 +138,11 @@ class MusterGrpcIT {
     } finally {
       callers.shutdownNow();
     }
-    System.out.printf("%d calls ok, %d failed, %d retries, after the kill: %s%n", ok.sum(), failures.size(),
-        retry.retries(), afterKill);
+    System.out.printf("%d calls ok, %d failed, %d retries, before the kill: %s, after: %s%n", ok.sum(),
+        failures.size(), retry.retries(), beforeKill, afterKill);
     assertThat(failures).as("failed idempotent calls").isEmpty();
-    assertThat(ok.sum()).isGreaterThan(100);
+    assertThat(ok.sum()).isGreaterThan(60);
+    assertThat(beforeKill).as("a served calls before it died").containsKey("a");
     assertThat(retry.retries()).as("the calls in flight on the killed server were retried").isPositive();
     assertThat(afterKill).containsKeys("b", "c");
     assertThat(afterKill.getOrDefault("a", 0)).as("calls answered by the dead server").isLessThanOrEqualTo(6);
