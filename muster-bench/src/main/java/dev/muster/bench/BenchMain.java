@@ -3,6 +3,7 @@ package dev.muster.bench;
 import dev.muster.bench.curator.CuratorBench;
 import dev.muster.bench.etcd.EtcdBench;
 import dev.muster.bench.etcd.TlsBench;
+import dev.muster.bench.grpc.GrpcBench;
 import dev.muster.bench.report.Machine;
 import dev.muster.bench.report.ResultTables;
 import dev.muster.bench.support.Plan;
@@ -25,19 +26,20 @@ import picocli.CommandLine;
 /**
  * {@code muster bench [--quick] [--only SECTIONS] [--out DIR]}: the microbenchmarks, Muster end to end against
  * the raw-jetcd floor, Muster next to Curator's service discovery on ZooKeeper, and Muster on a plain etcd next to
- * a mutual-TLS one, in one run on one machine, printed as tables and written as CSV. Figures are printed, never judged: nothing here fails on a number.
+ * a mutual-TLS one, and the gRPC adapter next to gRPC's round_robin, in one run on one machine, printed as tables and written as CSV. Figures are printed, never judged: nothing here fails on a number.
  */
 @Command(name = "muster bench", sortOptions = false,
     description = {
         "Measures Muster on this machine: JMH microbenchmarks (pick, apply, decode), end to end on a private etcd"
             + " next to raw jetcd (the floor), and side by side with Curator's service discovery on a private"
-            + " ZooKeeper, and on a plain etcd next to a mutual-TLS one (the cost of TLS). Prints four tables and"
+            + " ZooKeeper, on a plain etcd next to a mutual-TLS one (the cost of TLS), and the gRPC adapter next to"
+            + " gRPC's round_robin (first RPC, kill -9 window). Prints five tables and"
             + " writes DIR/results.csv and DIR/results.txt.",
         "Quick: under 3 minutes; full: under 15. Ratios within one run are the result; absolute figures move"
             + " with the machine's load."})
 public final class BenchMain implements Callable<Integer> {
   /** The parts of a run. */
-  enum Section { jmh, etcd, curator, tls }
+  enum Section { jmh, etcd, curator, tls, grpc }
 
   @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
   boolean help;
@@ -101,10 +103,12 @@ public final class BenchMain implements Callable<Integer> {
     EtcdBench.Result etcd = sections.contains(Section.etcd) ? EtcdBench.run(plan, logs, progress) : null;
     SideResult curator = sections.contains(Section.curator) ? CuratorBench.run(plan, logs, progress) : null;
     TlsBench.Result tls = sections.contains(Section.tls) ? TlsBench.run(plan, logs, progress) : null;
+    GrpcBench.Result grpc = sections.contains(Section.grpc) ? GrpcBench.run(plan, logs, progress) : null;
     double took = (System.nanoTime() - t0) / 1e9;
     ResultTables report = new ResultTables(new ResultTables.Run(mode + String.format(", took %.0f s", took),
         Machine.describe(), jmh, etcd == null ? null : etcd.muster(), etcd == null ? null : etcd.floor(), curator,
-        CuratorBench.label(plan), tls == null ? null : tls.plain(), tls == null ? null : tls.tls()));
+        CuratorBench.label(plan), tls == null ? null : tls.plain(), tls == null ? null : tls.tls(),
+        grpc == null ? null : grpc.muster(), grpc == null ? null : grpc.roundRobin()));
     ByteArrayOutputStream text = new ByteArrayOutputStream();
     try (PrintStream both = new PrintStream(text, true, StandardCharsets.UTF_8)) {
       report.print(both);
@@ -117,7 +121,8 @@ public final class BenchMain implements Callable<Integer> {
     boolean failed = !failures.isEmpty()
         || (etcd != null && !etcd.muster().failures().isEmpty())
         || (curator != null && !curator.failures().isEmpty())
-        || (tls != null && !tls.failures().isEmpty());
+        || (tls != null && !tls.failures().isEmpty())
+        || (grpc != null && !grpc.failures().isEmpty());
     failures.forEach(f -> System.err.println("muster bench: " + f));
     if (failed) {
       System.err.println("muster bench: some measurements failed (see the notes above); their rows are missing");

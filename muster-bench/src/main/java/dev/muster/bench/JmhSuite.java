@@ -17,7 +17,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
 
 /**
- * Runs the three JMH benchmark classes (pick, apply, decode) through JMH's own runner, one fork each, with the
+ * Runs the four JMH benchmark classes (pick, the gRPC policy's pick, apply, decode) through JMH's own runner, one fork each, with the
  * GC profiler for bytes allocated per operation, and returns one {@link Row} per benchmark and parameter set.
  * The error is
  * JMH's 99.9 % interval; with one fork on two noisy cores it is wide, which is why ratios within one run are the
@@ -39,13 +39,15 @@ public final class JmhSuite {
   private JmhSuite() {}
 
   /**
-   * Quick: power of two only (the default policy) for pick, and decode only, 2 × 0.5 s warm-up and 3 × 0.5 s
+   * Quick: power of two only (the default policy) for pick, the gRPC pick on one thread only, and decode only, 2 × 0.5 s warm-up and 3 × 0.5 s
    * measurement (about 40 s); full: every policy, decode and encode, 3 × 1 s and 5 × 1 s (about 4 minutes).
    */
   public static List<Row> run(boolean quick, PrintStream progress) {
     List<Part> parts = List.of(
         new Part("pick()", PickBenchmark.class, "",
             quick ? new String[] {"POWER_OF_TWO"} : new String[] {"ROUND_ROBIN", "WEIGHTED_RANDOM", "POWER_OF_TWO"}),
+        new Part("gRPC muster policy pick", dev.muster.grpc.GrpcPickBenchmark.class,
+            quick ? "pick(FirstAttempt|RetryAvoiding)$" : "", null),
         new Part("apply a revision", ApplyBenchmark.class, "", null),
         new Part("decode a value", DecodeBenchmark.class, quick ? "decode$" : "", null));
     List<Row> rows = new ArrayList<>();

@@ -59,7 +59,7 @@ class EndToEndIT {
     assertThat(etcd.muster().latencies().get(Metric.KILL9_REMAINDER).count()).isEqualTo(TINY.killSamples());
 
     ResultTables report = new ResultTables(new ResultTables.Run("test", "machine", List.of(), etcd.muster(),
-        etcd.floor(), curator, CuratorBench.label(TINY), null, null));
+        etcd.floor(), curator, CuratorBench.label(TINY), null, null, null, null));
     ByteArrayOutputStream text = new ByteArrayOutputStream();
     report.print(new PrintStream(text, true, StandardCharsets.UTF_8));
     assertThat(text.toString(StandardCharsets.UTF_8))

@@ -41,7 +41,7 @@ class TlsBenchIT {
     }
 
     ResultTables report = new ResultTables(new ResultTables.Run("test", "machine", List.of(), null, null, null,
-        "", tls.plain(), tls.tls()));
+        "", tls.plain(), tls.tls(), null, null));
     ByteArrayOutputStream text = new ByteArrayOutputStream();
     report.print(new PrintStream(text, true, StandardCharsets.UTF_8));
     assertThat(text.toString(StandardCharsets.UTF_8))

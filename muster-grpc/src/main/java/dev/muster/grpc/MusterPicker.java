@@ -26,6 +26,11 @@ final class MusterPicker extends SubchannelPicker {
 
   private final Balancer balancer;
   private final Map<InstanceKey, Subchannel> ready;
+  /**
+   * One result per READY endpoint, made once: a pick hands out a shared immutable result (its tracer factory keeps
+   * no per-pick state; each stream's tracer is made by the channel), so the hot path allocates nothing.
+   */
+  private final Map<InstanceKey, PickResult> results;
   private final Map<InstanceKey, EndpointState> states;
   private final EndpointState[] readyStates;
   private final AtomicInteger fallback = new AtomicInteger();
@@ -40,6 +45,11 @@ final class MusterPicker extends SubchannelPicker {
     }
     this.states = Map.copyOf(byKey);
     this.readyStates = endpoints.stream().filter(e -> ready.containsKey(e.key())).toArray(EndpointState[]::new);
+    Map<InstanceKey, PickResult> made = new HashMap<>();
+    for (EndpointState e : readyStates) {
+      made.put(e.key(), PickResult.withSubchannel(ready.get(e.key()), new OutcomeTracer(e, balancer.detector())));
+    }
+    this.results = Map.copyOf(made);
   }
 
   @Override
@@ -51,13 +61,13 @@ final class MusterPicker extends SubchannelPicker {
       if (e == null) {
         break;
       }
-      Subchannel subchannel = ready.get(e.key());
-      if (subchannel != null) {
-        return picked(e, subchannel, attempt);
+      PickResult result = results.get(e.key());
+      if (result != null) {
+        return picked(e, result, attempt);
       }
     }
     EndpointState e = fallback(avoid);
-    return picked(e, ready.get(e.key()), attempt);
+    return picked(e, results.get(e.key()), attempt);
   }
 
   /** A READY endpoint in turn: neither ejected nor avoided if there is one, else not avoided, else any. */
@@ -77,11 +87,11 @@ final class MusterPicker extends SubchannelPicker {
     return notAvoided != null ? notAvoided : readyStates[start];
   }
 
-  private PickResult picked(EndpointState e, Subchannel subchannel, MusterRetryInterceptor.Attempt attempt) {
+  private static PickResult picked(EndpointState e, PickResult result, MusterRetryInterceptor.Attempt attempt) {
     if (attempt != null) {
       attempt.picked(e.key());
     }
-    return PickResult.withSubchannel(subchannel, new OutcomeTracer(e, balancer.detector()));
+    return result;
   }
 
   @Override

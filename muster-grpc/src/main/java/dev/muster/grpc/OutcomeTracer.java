@@ -13,8 +13,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Reports each stream on a picked subchannel to Muster's engine, as {@code Caller} does for its attempts: the
  * endpoint's in-flight count and latency (for power of two choices) and the outcome (for ejection).
  *
- * <p>Thread-safe: the factory is shared by the streams of one pick; each tracer reports once, from whichever
- * transport thread closes its stream.
+ * <p>Thread-safe: one factory per endpoint per picker, shared by every stream picked for that endpoint; each
+ * tracer reports once, from whichever transport thread closes its stream.
  */
 final class OutcomeTracer extends ClientStreamTracer.Factory {
   private final EndpointState endpoint;

@@ -171,6 +171,17 @@ class MusterLoadBalancerTest {
     return r.getSubchannel().getAddresses().getAttributes().get(MusterAttributes.INSTANCE_ID);
   }
 
+  @Test
+  void picksOfOneEndpointShareOneImmutableResultSoAPickAllocatesNothing() {
+    accept(instance("a", 1001));
+    helper.ready("a");
+    PickResult first = helper.picker.pickSubchannel(args(CallOptions.DEFAULT));
+    PickResult second = helper.picker.pickSubchannel(args(CallOptions.DEFAULT));
+    assertThat(second).isSameAs(first);
+    assertThat(first.getSubchannel()).isSameAs(helper.subchannels.get("a").self);
+    assertThat(first.getStreamTracerFactory()).isInstanceOf(OutcomeTracer.class);
+  }
+
   private static PickSubchannelArgs args(CallOptions options) {
     return new PickSubchannelArgs() {
       @Override

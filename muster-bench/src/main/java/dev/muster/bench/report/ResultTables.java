@@ -1,6 +1,7 @@
 package dev.muster.bench.report;
 
 import dev.muster.bench.JmhSuite;
+import dev.muster.bench.grpc.GrpcBench;
 import dev.muster.bench.support.Metric;
 import dev.muster.bench.support.Samples;
 import dev.muster.bench.support.SideResult;
@@ -14,8 +15,9 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The bench's results as tables: four on the console (microbenchmarks; Muster end to end with the raw-jetcd floor;
- * Muster next to Curator; Muster on a plain etcd next to a mutual-TLS one) and the same figures as CSV, one row per
+ * The bench's results as tables: five on the console (microbenchmarks; Muster end to end with the raw-jetcd floor;
+ * Muster next to Curator; Muster on a plain etcd next to a mutual-TLS one; the gRPC adapter next to gRPC's
+ * round_robin) and the same figures as CSV, one row per
  * figure, headed by the machine line. In the CSV, {@code floor_p50} and {@code ratio} compare a row with its
  * baseline: the raw-jetcd floor in section {@code etcd}, the plain member in section {@code tls}.
  *
@@ -24,7 +26,8 @@ import java.util.Locale;
 public final class ResultTables {
   /** Everything measured in one run. A section that was skipped or failed is null or empty. */
   public record Run(String mode, String machine, List<JmhSuite.Row> jmh, SideResult muster, SideResult floor,
-      SideResult curator, String curatorLabel, SideResult plainEtcd, SideResult tlsEtcd) {}
+      SideResult curator, String curatorLabel, SideResult plainEtcd, SideResult tlsEtcd, SideResult grpcMuster,
+      SideResult grpcRoundRobin) {}
 
   private static final String[] CSV_COLUMNS = {"section", "metric", "unit", "system", "samples", "p50", "p99",
       "max", "value", "floor_p50", "ratio", "min"};
@@ -67,6 +70,7 @@ public final class ResultTables {
     endToEnd(out);
     sideBySide(out);
     tlsCost(out);
+    grpc(out);
   }
 
   public void writeCsv(Path file) {
@@ -204,6 +208,49 @@ public final class ResultTables {
       csvLatency("tls", row[0], "tls", t, p.p50());
     }
     notes(out, "tls", f.plainEtcd().notes());
+  }
+
+  private void grpc(PrintStream out) {
+    if (f.grpcMuster() == null) {
+      return;
+    }
+    SideResult m = f.grpcMuster();
+    SideResult r = f.grpcRoundRobin();
+    out.println();
+    out.println("5. gRPC: the muster policy next to round_robin (ms; same resolver, same etcd, in the same run;"
+        + " ratio = muster / round_robin)");
+    out.printf("%-46s %8s %8s %8s %8s | %8s %8s %8s %8s | %6s%n", "metric", "mmin", "m50", "m99", "mmax",
+        "rrmin", "rr50", "rr99", "rrmax", "x p50");
+    String[][] rows = {{"register() -> first RPC, fresh channel", GrpcBench.FIRST_RPC},
+        {"  of which register() returned", GrpcBench.FIRST_RPC_REGISTER}};
+    for (String[] row : rows) {
+      Samples a = m.latencies().get(row[1]);
+      Samples b = r.latencies().get(row[1]);
+      if (a == null || b == null || a.isEmpty() || b.isEmpty()) {
+        continue;
+      }
+      out.printf(Locale.ROOT, "%-46s %8.1f %8.1f %8.1f %8.1f | %8.1f %8.1f %8.1f %8.1f | %6s%n",
+          row[0] + " (n=" + a.count() + ")", a.min(), a.p50(), a.p99(), a.max(), b.min(), b.p50(), b.p99(),
+          b.max(), ratio(a.p50(), b.p50()));
+      csvLatency("grpc", row[0], "muster", a, Double.NaN);
+      csvLatency("grpc", row[0], "round_robin", b, a.p50());
+    }
+    Double mc = m.values().get(GrpcBench.KILL_CALLS);
+    Double mf = m.values().get(GrpcBench.KILL_FAILED);
+    Double rc = r.values().get(GrpcBench.KILL_CALLS);
+    Double rf = r.values().get(GrpcBench.KILL_FAILED);
+    if (mc != null && rc != null) {
+      out.printf(Locale.ROOT, "%-46s %35s | %35s%n", "calls failed in kill -9 windows", "muster + retry",
+          "round_robin + outlier detection");
+      out.printf(Locale.ROOT, "%-46s %35s | %35s%n", "", String.format(Locale.ROOT, "%.0f/%.0f", mf, mc),
+          String.format(Locale.ROOT, "%.0f/%.0f", rf, rc));
+      csv.add(row("grpc", "calls failed in kill -9 windows", "share", "muster", num(mc), "", "", "",
+          num(mf / mc), "", ""));
+      csv.add(row("grpc", "calls failed in kill -9 windows", "share", "round_robin", num(rc), "", "", "",
+          num(rf / rc), "", ""));
+    }
+    notes(out, "muster", m.notes());
+    notes(out, "round_robin", r.notes());
   }
 
   private void compare(PrintStream out, String name, double muster, double curator, String unit) {
