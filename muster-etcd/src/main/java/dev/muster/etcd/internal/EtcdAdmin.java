@@ -14,21 +14,31 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * {@code EtcdAuth}'s etcd calls: read what exists, apply what is missing, report each change in words. Every call
- * blocks for at most the request timeout; a refusal becomes an {@link dev.muster.AccessDeniedException} naming the
- * user.
+ * blocks for at most the request timeout, or {@link #MIN_TIMEOUT} if that is longer; a refusal becomes an
+ * {@link dev.muster.AccessDeniedException} naming the user.
  *
  * <p>Not thread-safe; one administrator at a time.
  */
 public final class EtcdAdmin implements AutoCloseable {
+  /**
+   * The least time an admin call gets. Each one may include a login, which costs etcd a bcrypt check of the
+   * password (cost 10 by default, tens of milliseconds on an idle machine, seconds on a loaded one): a fresh-clone
+   * test run on a busy 2-core machine saw the 2 s request timeout expire on the first login. Admin commands are
+   * not latency-sensitive.
+   */
+  static final java.time.Duration MIN_TIMEOUT = java.time.Duration.ofSeconds(10);
+
   /** What {@link #list()} found: users with their roles, roles with their permissions in words, in etcd's order. */
   public record Listing(boolean authEnabled, java.util.Map<String, List<String>> users,
       java.util.Map<String, List<String>> roles) {}
 
   private final EtcdConfig config;
+  private final java.time.Duration timeout;
   private EtcdConnection connection;
 
   private EtcdAdmin(EtcdConfig config) {
     this.config = config;
+    this.timeout = config.requestTimeout().compareTo(MIN_TIMEOUT) > 0 ? config.requestTimeout() : MIN_TIMEOUT;
   }
 
   public static EtcdAdmin connect(EtcdConfig config) {
@@ -130,7 +140,7 @@ public final class EtcdAdmin implements AutoCloseable {
   private boolean authEnabled() {
     EtcdConfig probe = config.toBuilder().credentials("root", "muster-probe-" + UUID.randomUUID()).build();
     try (EtcdConnection c = new EtcdConnection(probe)) {
-      EtcdOps.getPrefix(c.client(), config.layout().rootPrefix() + "-", config.requestTimeout());
+      EtcdOps.getPrefix(c.client(), config.layout().rootPrefix() + "-", timeout);
       return false; // etcd 3.4 never accepts that password; answered anyway: treat auth as off
     } catch (EtcdOps.EtcdCallException e) {
       if (EtcdErrors.authNotEnabled(e.getCause())) {
@@ -161,7 +171,7 @@ public final class EtcdAdmin implements AutoCloseable {
 
   private <T> T call(String what, CompletableFuture<T> future) {
     try {
-      return EtcdOps.await(what, future, config.requestTimeout());
+      return EtcdOps.await(what, future, timeout);
     } catch (EtcdOps.EtcdCallException e) {
       if (e.kind() == EtcdErrors.Kind.DENIED || e.kind() == EtcdErrors.Kind.UNAUTHENTICATED) {
         throw EtcdErrors.accessDenied(config, e.kind(), what, "role root (only root may change users and roles)",
