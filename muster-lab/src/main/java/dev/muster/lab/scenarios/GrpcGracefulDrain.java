@@ -79,9 +79,9 @@ public final class GrpcGracefulDrain implements Scenario {
         && watcherSaw.get().isBefore(removed) && termToRevoke >= DRAIN.toMillis() && revoked.isAfter(drainingAt)
         && inFlightServed > 0;
     return ScenarioResult.of(this, pass, String.format("SIGTERM→DRAINING published %s ms, seen by the watcher %s ms;"
-            + " DRAINING→revoked %d ms, SIGTERM→revoked %d ms (drain %d ms); SIGTERM→delete at the watcher %d ms; %d calls in flight across"
-            + " DRAINING answered by p1; calls p1 answered that started after the watcher saw DRAINING: %d; A failed"
-            + " %d of %d",
+            + " DRAINING→revoked %d ms, SIGTERM→revoked %d ms (drain %d ms); SIGTERM→delete at the watcher %d ms;"
+            + " %d calls in flight across DRAINING answered by p1; calls p1 answered that started after the watcher"
+            + " saw DRAINING: %d; A failed %d of %d",
         published.map(t -> Long.toString(Fleet.millis(term, t))).orElse("never"),
         watcherSaw.map(t -> Long.toString(Fleet.millis(term, t))).orElse("never"), drainToRevoke, termToRevoke,
         DRAIN.toMillis(),
