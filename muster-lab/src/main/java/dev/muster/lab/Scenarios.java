@@ -6,6 +6,7 @@ import dev.muster.lab.scenarios.ForgedRegistration;
 import dev.muster.lab.scenarios.GracefulStopRevokesLease;
 import dev.muster.lab.scenarios.GrpcGracefulDrain;
 import dev.muster.lab.scenarios.GrpcKill9StaleWindow;
+import dev.muster.lab.scenarios.GrpcRegistryDown;
 import dev.muster.lab.scenarios.HalfOpenWatch;
 import dev.muster.lab.scenarios.Kill9StaleWindow;
 import dev.muster.lab.scenarios.LeaderChange;
@@ -47,7 +48,8 @@ public final class Scenarios {
         new TlsAuthRoundTrip(),
         new ForgedRegistration(), // issue 13: signed records
         new GrpcKill9StaleWindow(), // through muster-grpc
-        new GrpcGracefulDrain());
+        new GrpcGracefulDrain(),
+        new GrpcRegistryDown());
   }
 
   /** SPEC §6 scenarios not built yet; listed so the output says so plainly. */
