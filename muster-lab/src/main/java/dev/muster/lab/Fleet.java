@@ -42,6 +42,13 @@ public final class Fleet {
     return start(ctx, service, n, false, id -> ctx.grpcProvider(id, service, endpoints, extra));
   }
 
+  /** {@link #grpcProviders}, provider {@code i} (from 1) with the arguments {@code extra.apply(i)}. */
+  public static Fleet grpcProviders(LabContext ctx, String service, String endpoints, int n,
+      java.util.function.IntFunction<String[]> extra) {
+    return start(ctx, service, n, false,
+        id -> ctx.grpcProvider(id, service, endpoints, extra.apply(Integer.parseInt(id.substring(1)))));
+  }
+
   private static Fleet start(LabContext ctx, String service, int n, boolean logsRenewals,
       java.util.function.Function<String, ChildProcess> provider) {
     Fleet f = new Fleet(service, logsRenewals);

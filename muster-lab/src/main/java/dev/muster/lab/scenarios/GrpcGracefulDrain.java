@@ -18,15 +18,17 @@ import java.util.Optional;
  * (health NOT_SERVING), keeps serving for the drain, sends GOAWAY, lets the calls in flight finish and only then
  * revokes its lease; a {@code muster} channel loses no call.
  *
- * <p>How: 3 providers, each draining 1 s. Consumer A ({@code grpc-call --policy muster}, the lab's retries) calls
- * Say every 50 ms asking the server to wait 200 ms ({@code --delay}), deadline 1 s, so calls are in flight at any
- * moment; a watcher prints every set. p1 gets SIGTERM. From the logs: when p1 published DRAINING and revoked, when
+ * <p>How: 3 providers, each draining 1 s; p1 has weight 200, the others 100. Consumer A ({@code grpc-call --policy
+ * muster}, the lab's retries) calls Say every 50 ms asking the server to wait 400 ms ({@code --delay}), deadline 1 s,
+ * so about 8 calls are in flight at any moment, and the weight makes it near certain (the muster policy picks
+ * weighted at random: 1 in 256 that none of 8 went to p1) that some are p1's when it gets the signal; a watcher
+ * prints every set. p1 gets SIGTERM. From the logs: when p1 published DRAINING and revoked, when
  * the watcher saw DRAINING and the delete, A's failures from a deadline before the signal on, the calls p1 answered
  * that were in flight across DRAINING, and the calls p1 answered that started after the watcher saw DRAINING
  * (reported: A's own cache may get the set a little after the watcher, and grpc-call does not print its sets).
  */
 public final class GrpcGracefulDrain implements Scenario {
-  private static final Duration DELAY = Duration.ofMillis(200);
+  private static final Duration DELAY = Duration.ofMillis(400);
   private static final Duration DRAIN = Duration.ofSeconds(1);
   private static final Duration DEADLINE = Duration.ofSeconds(1);
 
@@ -37,7 +39,7 @@ public final class GrpcGracefulDrain implements Scenario {
 
   @Override
   public String shows() {
-    return "SIGTERM a gRPC provider with 200 ms calls in flight: DRAINING, 1 s drain, GOAWAY, in-flight served, revoke;"
+    return "SIGTERM a gRPC provider with 400 ms calls in flight: DRAINING, 1 s drain, GOAWAY, in-flight served, revoke;"
         + " muster policy (A) 0 failures";
   }
 
@@ -50,7 +52,8 @@ public final class GrpcGracefulDrain implements Scenario {
   public ScenarioResult run(LabContext ctx) {
     EtcdCluster etcd = ctx.etcd(1);
     String endpoints = etcd.endpointsString();
-    Fleet f = Fleet.grpcProviders(ctx, "echo", endpoints, 3, "--drain", DRAIN.toSeconds() + "s")
+    Fleet f = Fleet.grpcProviders(ctx, "echo", endpoints, 3, i -> new String[] {"--drain", DRAIN.toSeconds() + "s",
+        "--weight", i == 1 ? "200" : "100"})
         .grpcConsumers(ctx, endpoints, true, false, true, DEADLINE, "--delay", DELAY.toMillis() + "ms");
     ChildProcess p1 = f.provider(1);
     Instant term = Instant.now();

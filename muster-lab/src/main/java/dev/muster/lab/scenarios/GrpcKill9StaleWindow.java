@@ -21,8 +21,8 @@ public final class GrpcKill9StaleWindow implements Scenario {
 
   @Override
   public String shows() {
-    return "SIGKILL a gRPC provider: window until the registry drops it; muster policy (A) vs round_robin (B) failures"
-        + " (B may fail none: grpc-java drops a reset connection itself)";
+    return "SIGKILL a gRPC provider: window until the registry drops it; muster policy (A) vs round_robin (B)"
+        + " failures (B fails only the calls in flight: grpc-java drops the reset connection at once)";
   }
 
   @Override
