@@ -232,14 +232,21 @@ final class GrpcCallCommand implements Callable<Integer> {
 
   /**
    * A channel on {@code muster:///SERVICE?namespace=NS} whose resolver reads {@code registry} (the flags' etcd
-   * settings: {@code --endpoints}, TLS, credentials), balanced by {@code balancing}.
+   * settings: {@code --endpoints}, TLS, credentials), balanced by {@code balancing}. The resolver proposes the
+   * {@code muster} policy in its service config, which a channel prefers to its default policy; for the other
+   * policies the channel ignores the resolver's service config, else {@code round_robin} and {@code pick_first}
+   * would silently be {@code muster} too.
    */
   @SuppressWarnings("deprecation") // nameResolverFactory: the one public way to give one channel its own resolver
   ManagedChannel channel(EtcdRegistry registry, Policy balancing) {
-    return ManagedChannelBuilder.forTarget("muster:///" + service + "?namespace=" + common.namespace)
+    ManagedChannelBuilder<?> builder = ManagedChannelBuilder.forTarget("muster:///" + service + "?namespace="
+            + common.namespace)
         .nameResolverFactory(MusterNameResolverProvider.of(registry))
         .defaultLoadBalancingPolicy(balancing.grpcName())
-        .usePlaintext()
-        .build();
+        .usePlaintext();
+    if (balancing != Policy.MUSTER) {
+      builder.disableServiceConfigLookUp();
+    }
+    return builder.build();
   }
 }

@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.LongAdder;
  */
 /**
  * Retries idempotent unary calls that fail with {@code UNAVAILABLE} (or are reset by the server: {@code CANCELLED}
- * that the caller did not ask for) on a different endpoint, within Muster's
+ * that the caller did not ask for; or hit a connection the server closed: {@code UNKNOWN} caused by a
+ * {@code ClosedChannelException}) on a different endpoint, within Muster's
  * {@link RetryBudget}: the same rules as {@code MusterClient} (a retry only for idempotent calls, each on another
  * endpoint, at most {@link RetryConfig#maxRetries()}, and only while the budget — a share of the requests plus a
  * small floor — allows). A method qualifies when its {@link MethodDescriptor} is {@linkplain
@@ -260,7 +261,8 @@ public final class MusterRetryInterceptor implements ClientInterceptor {
         synchronized (lock) {
           stillWanted = !cancelled;
         }
-        return stillWanted && response == null && retried < config.maxRetries() && retryable(status.getCode());
+        return stillWanted && response == null && retried < config.maxRetries() && (retryable(status.getCode())
+            || connectionClosed(status));
       }
 
       /**
@@ -269,6 +271,15 @@ public final class MusterRetryInterceptor implements ClientInterceptor {
        */
       private boolean retryable(Status.Code code) {
         return code == Status.Code.UNAVAILABLE || (code == Status.Code.CANCELLED && !context.isCancelled());
+      }
+
+      /**
+       * A write to a connection the peer had just closed (a SIGKILLed server): grpc-java's Netty transport reports
+       * it as UNKNOWN caused by a {@link java.nio.channels.ClosedChannelException}; judged by the cause's type.
+       */
+      private boolean connectionClosed(Status status) {
+        return status.getCode() == Status.Code.UNKNOWN
+            && status.getCause() instanceof java.nio.channels.ClosedChannelException;
       }
     }
   }

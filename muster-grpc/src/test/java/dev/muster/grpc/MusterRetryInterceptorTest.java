@@ -53,6 +53,18 @@ class MusterRetryInterceptorTest {
   }
 
   @Test
+  void aWriteToAConnectionTheKilledServerClosedIsRetriedButOtherUnknownFailuresAreNot() {
+    channel.script(Status.UNKNOWN.withDescription("channel closed")
+        .withCause(new java.nio.channels.ClosedChannelException()), "a").script(Status.OK, "b");
+    assertThat(call(interceptor(RetryConfig.defaults()), Echo.SAY).status.isOk()).isTrue();
+
+    channel.script(Status.UNKNOWN.withDescription("channel closed"), "a").script(Status.OK, "b");
+    MusterRetryInterceptor retry = interceptor(RetryConfig.defaults());
+    assertThat(call(retry, Echo.SAY).status.getCode()).isEqualTo(Status.Code.UNKNOWN);
+    assertThat(retry.retries()).isZero();
+  }
+
+  @Test
   void aServerResetIsRetriedButACancelByTheCallersContextIsNot() {
     channel.script(Status.CANCELLED.withDescription("RST_STREAM closed stream"), "a").script(Status.OK, "b");
     assertThat(call(interceptor(RetryConfig.defaults()), Echo.SAY).status.isOk()).isTrue();

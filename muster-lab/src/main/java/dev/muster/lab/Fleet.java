@@ -12,7 +12,10 @@ import java.util.Optional;
 
 /**
  * The usual cast of a scenario: providers {@code p1..pN} serving /hello, consumer A (ejection + retry), consumer B
- * (neither) and a watcher W, all on one service; plus the log arithmetic the scenarios share.
+ * (neither) and a watcher W, all on one service; or the same cast through gRPC ({@link #grpcProviders},
+ * {@link #grpcConsumers}); plus the log arithmetic the scenarios share. A gRPC caller's {@code attempts} are the
+ * instances that answered (grpc-call cannot see the channel's attempts), so {@link #attemptsTo} counts answers
+ * there.
  */
 public final class Fleet {
   public final String service;
@@ -21,15 +24,36 @@ public final class Fleet {
   public ChildProcess b;
   public ChildProcess watcher;
 
-  private Fleet(String service) {
+  /** Whether the providers log every renewal ({@code register --log-keepalives}); grpc-serve's do not. */
+  private final boolean logsRenewals;
+
+  private Fleet(String service, boolean logsRenewals) {
     this.service = service;
+    this.logsRenewals = logsRenewals;
   }
 
   /** Starts {@code n} providers and waits until each printed {@code registered}. */
   public static Fleet providers(LabContext ctx, String service, String endpoints, int n, String... extra) {
-    Fleet f = new Fleet(service);
+    return start(ctx, service, n, true, id -> ctx.provider(id, service, endpoints, extra));
+  }
+
+  /** Starts {@code n} gRPC providers ({@code muster grpc-serve}) and waits until each printed {@code registered}. */
+  public static Fleet grpcProviders(LabContext ctx, String service, String endpoints, int n, String... extra) {
+    return start(ctx, service, n, false, id -> ctx.grpcProvider(id, service, endpoints, extra));
+  }
+
+  /** {@link #grpcProviders}, provider {@code i} (from 1) with the arguments {@code extra.apply(i)}. */
+  public static Fleet grpcProviders(LabContext ctx, String service, String endpoints, int n,
+      java.util.function.IntFunction<String[]> extra) {
+    return start(ctx, service, n, false,
+        id -> ctx.grpcProvider(id, service, endpoints, extra.apply(Integer.parseInt(id.substring(1)))));
+  }
+
+  private static Fleet start(LabContext ctx, String service, int n, boolean logsRenewals,
+      java.util.function.Function<String, ChildProcess> provider) {
+    Fleet f = new Fleet(service, logsRenewals);
     for (int i = 1; i <= n; i++) {
-      f.providers.add(ctx.provider("p" + i, service, endpoints, extra));
+      f.providers.add(provider.apply("p" + i));
     }
     for (ChildProcess p : f.providers) {
       ctx.await(p.name() + " registered", Duration.ofSeconds(30), () -> p.json().has("registered"));
@@ -59,8 +83,29 @@ public final class Fleet {
     if (withB) {
       b = ctx.consumer("consumer-b", service, endpoints, false, extra);
     }
+    return watchAndWarm(ctx, endpoints, withWatcher, extra);
+  }
+
+  /**
+   * The gRPC cast, through {@code muster grpc-call} on a {@code muster:///} channel: A with the {@code muster}
+   * policy (ejection, and the lab's retries of the idempotent Say), B with grpc-java's {@code round_robin} and no
+   * retry; each calls every {@code callInterval} within {@code deadline} (retries included), with the {@code extra}
+   * arguments (e.g. {@code --delay}). W is {@code muster watch}, without them. Waits until A and B are warm.
+   */
+  public Fleet grpcConsumers(LabContext ctx, String endpoints, boolean withA, boolean withB, boolean withWatcher,
+      Duration deadline, String... extra) {
+    if (withA) {
+      a = ctx.grpcConsumer("consumer-a", service, endpoints, "muster", ctx.params().maxRetries(), deadline, extra);
+    }
+    if (withB) {
+      b = ctx.grpcConsumer("consumer-b", service, endpoints, "round_robin", 0, deadline, extra);
+    }
+    return watchAndWarm(ctx, endpoints, withWatcher);
+  }
+
+  private Fleet watchAndWarm(LabContext ctx, String endpoints, boolean withWatcher, String... watcherExtra) {
     if (withWatcher) {
-      watcher = ctx.watcher("watcher", service, endpoints, extra);
+      watcher = ctx.watcher("watcher", service, endpoints, watcherExtra);
       ctx.await("the watcher's snapshot", Duration.ofSeconds(30), () -> watcher.json().has("snapshot"));
     }
     awaitWarm(ctx, java.util.Arrays.stream(new ChildProcess[] {a, b}).filter(java.util.Objects::nonNull)
@@ -160,6 +205,14 @@ public final class Fleet {
     return LeaseRemainder.expiry(provider.json(), fault, ttl)
         .map(expiry -> StaleWindow.split(window, millis(fault, expiry)))
         .orElse(StaleWindow.unsplit(window));
+  }
+
+  /**
+   * {@link #window} for one of this fleet's providers; not split when they log no renewals (a gRPC provider logs
+   * only its registration, and splitting from that would put the lease's end long before the fault).
+   */
+  public StaleWindow staleWindow(ChildProcess provider, Instant fault, Instant removed, Duration ttl) {
+    return logsRenewals ? window(provider, fault, removed, ttl) : StaleWindow.unsplit(millis(fault, removed));
   }
 
   public static long millis(Instant from, Instant to) {

@@ -109,6 +109,33 @@ public final class LabContext implements AutoCloseable {
     return start(name, args.toArray(String[]::new));
   }
 
+  /**
+   * A gRPC provider ({@code muster grpc-serve}: Echo and health on a free port) registered with the lab's TTL and
+   * keepalive. It logs no renewals, so stale windows measured on it are not split.
+   */
+  public ChildProcess grpcProvider(String id, String service, String endpoints, String... extra) {
+    List<String> args = new ArrayList<>(List.of("grpc-serve", "--service", service, "--id", id, "--port", "0",
+        "--ttl", LabParams.format(params.ttl()), "--keepalive", LabParams.format(params.keepalive()),
+        "--endpoints", endpoints));
+    args.addAll(List.of(extra));
+    return start(id, args.toArray(String[]::new));
+  }
+
+  /**
+   * A gRPC consumer ({@code muster grpc-call SERVICE --json}) calling Echo every {@code callInterval}, each call
+   * within {@code deadline} (retries included), balanced by {@code policy} ({@code muster}, {@code round_robin},
+   * {@code pick_first}); {@code maxRetries} applies to {@code muster} only. The {@code extra} arguments must not
+   * repeat these options (picocli rejects an option given twice).
+   */
+  public ChildProcess grpcConsumer(String name, String service, String endpoints, String policy, int maxRetries,
+      Duration deadline, String... extra) {
+    List<String> args = new ArrayList<>(List.of("grpc-call", service, "--count", "0", "--interval",
+        LabParams.format(params.callInterval()), "--deadline", LabParams.format(deadline), "--policy", policy,
+        "--max-retries", Integer.toString(maxRetries), "--json", "--endpoints", endpoints));
+    args.addAll(List.of(extra));
+    return start(name, args.toArray(String[]::new));
+  }
+
   /** A {@code muster watch SERVICE --json} process. */
   public ChildProcess watcher(String name, String service, String endpoints, String... extra) {
     List<String> args = new ArrayList<>(List.of("watch", service, "--json", "--endpoints", endpoints));

@@ -4,6 +4,9 @@ import dev.muster.lab.scenarios.DrainBeforeRevokeInFlight;
 import dev.muster.lab.scenarios.EtcdRestartRecovery;
 import dev.muster.lab.scenarios.ForgedRegistration;
 import dev.muster.lab.scenarios.GracefulStopRevokesLease;
+import dev.muster.lab.scenarios.GrpcGracefulDrain;
+import dev.muster.lab.scenarios.GrpcKill9StaleWindow;
+import dev.muster.lab.scenarios.GrpcRegistryDown;
 import dev.muster.lab.scenarios.HalfOpenWatch;
 import dev.muster.lab.scenarios.Kill9StaleWindow;
 import dev.muster.lab.scenarios.LeaderChange;
@@ -43,7 +46,10 @@ public final class Scenarios {
         new DrainBeforeRevokeInFlight(),
         new ReconnectStorm(),
         new TlsAuthRoundTrip(),
-        new ForgedRegistration()); // issue 13: signed records
+        new ForgedRegistration(), // issue 13: signed records
+        new GrpcKill9StaleWindow(), // through muster-grpc
+        new GrpcGracefulDrain(),
+        new GrpcRegistryDown());
   }
 
   /** SPEC §6 scenarios not built yet; listed so the output says so plainly. */
