@@ -97,6 +97,11 @@ final class GrpcCallCommand implements Callable<Integer> {
       description = "Deadline of each call, retries included (default ${DEFAULT-VALUE}).")
   Duration deadline;
 
+  @Option(names = "--attempt-timeout", paramLabel = "D", defaultValue = "1s", converter = DurationConverter.class,
+      description = "With --policy muster and retries on: each attempt of Say ends after this long and is retried on"
+          + " another endpoint while the deadline has time left (default ${DEFAULT-VALUE}).")
+  Duration attemptTimeout;
+
   @Option(names = "--policy", paramLabel = "P", defaultValue = "muster",
       description = "The channel's load-balancing policy: muster, round_robin or pick_first (default"
           + " ${DEFAULT-VALUE}).")
@@ -121,7 +126,8 @@ final class GrpcCallCommand implements Callable<Integer> {
     EtcdRegistry registry = EtcdRegistry.connect(common.etcdConfig());
     ManagedChannel channel = channel(registry, balancing);
     Channel calls = balancing == Policy.MUSTER && maxRetries > 0 ? ClientInterceptors.intercept(channel,
-        MusterRetryInterceptor.create(RetryConfig.defaults().toBuilder().maxRetries(maxRetries).build())) : channel;
+        MusterRetryInterceptor.create(RetryConfig.defaults().toBuilder().maxRetries(maxRetries)
+            .attemptTimeout(attemptTimeout).build())) : channel;
     ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "muster-grpc-call-ticker");
       t.setDaemon(true);
@@ -174,6 +180,9 @@ final class GrpcCallCommand implements Callable<Integer> {
     }
     if (deadline.isZero()) {
       throw new Errors.UsageException("--deadline is 0: use a positive duration such as 2s");
+    }
+    if (attemptTimeout.isZero()) {
+      throw new Errors.UsageException("--attempt-timeout is 0: use a positive duration such as 300ms");
     }
     if (stream && messages < 1) {
       throw new Errors.UsageException("--messages is " + messages + ": use 1 or more");

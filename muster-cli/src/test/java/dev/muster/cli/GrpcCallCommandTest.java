@@ -31,6 +31,7 @@ class GrpcCallCommandTest {
     assertThat(c.delay).isZero();
     assertThat(c.stream).isFalse();
     assertThat(c.deadline).isEqualTo(Duration.ofSeconds(10));
+    assertThat(c.attemptTimeout).isEqualTo(Duration.ofSeconds(1));
     assertThat(c.validate()).isEqualTo(GrpcCallCommand.Policy.MUSTER);
     assertThat(c.validate().grpcName()).isEqualTo("muster");
   }
@@ -38,7 +39,7 @@ class GrpcCallCommandTest {
   @Test
   void everyOptionIsParsedAndThePolicyNamesAreGrpcJavas() {
     GrpcCallCommand c = parse("grpc-call", "orders", "--count", "0", "--interval", "50ms", "--delay", "1s",
-        "--stream", "--messages", "7", "--deadline", "3s", "--policy", "round_robin", "--json", "--quiet",
+        "--stream", "--messages", "7", "--deadline", "3s", "--attempt-timeout", "300ms", "--policy", "round_robin", "--json", "--quiet",
         "--endpoints", "http://127.0.0.1:2389", "--namespace", "lab");
     assertThat(c.count).isZero();
     assertThat(c.interval).isEqualTo(Duration.ofMillis(50));
@@ -46,6 +47,7 @@ class GrpcCallCommandTest {
     assertThat(c.stream).isTrue();
     assertThat(c.messages).isEqualTo(7);
     assertThat(c.deadline).isEqualTo(Duration.ofSeconds(3));
+    assertThat(c.attemptTimeout).isEqualTo(Duration.ofMillis(300));
     assertThat(c.json).isTrue();
     assertThat(c.quiet).isTrue();
     assertThat(c.common.namespace).isEqualTo("lab");
@@ -62,6 +64,8 @@ class GrpcCallCommandTest {
         .hasMessageContaining("--count is -1");
     assertThatThrownBy(() -> parse("grpc-call", "orders", "--interval", "0s").validate())
         .hasMessageContaining("--interval is 0");
+    assertThatThrownBy(() -> parse("grpc-call", "orders", "--attempt-timeout", "0ms").validate())
+        .hasMessageContaining("--attempt-timeout is 0");
     assertThatThrownBy(() -> parse("grpc-call", "orders", "--stream", "--messages", "0").validate())
         .hasMessageContaining("--messages is 0");
   }

@@ -67,7 +67,9 @@ class GrpcFleetIT {
     registry = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()));
     channel = ManagedChannelBuilder.forTarget("muster:///" + service)
         .nameResolverFactory(MusterNameResolverProvider.of(registry)).usePlaintext().build();
-    calls = ClientInterceptors.intercept(channel, MusterRetryInterceptor.create(RetryConfig.defaults()));
+    // Attempts of 5 s: the slow call (1.5 s) must finish on the server it started on, not time out and move.
+    calls = ClientInterceptors.intercept(channel, MusterRetryInterceptor.create(RetryConfig.defaults().toBuilder()
+        .attemptTimeout(Duration.ofSeconds(5)).build()));
   }
 
   private ChildProcess serve(String id, String... more) {

@@ -8,10 +8,13 @@ import io.grpc.Channel;
 import io.grpc.ClientCall;
 import io.grpc.ClientInterceptor;
 import io.grpc.Context;
+import io.grpc.Deadline;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
+import java.nio.channels.ClosedChannelException;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 /*
@@ -20,17 +23,20 @@ import java.util.concurrent.atomic.LongAdder;
  * CallOptions: the muster picker writes the endpoint it picked into it and reads the endpoint to avoid from it. An
  * attempt that closes UNAVAILABLE without a response is retried — up to maxRetries, each retry withdrawn from the
  * budget (one deposit per call) — on another endpoint. So is one reset by the server (CANCELLED that the caller did
- * not ask for: grpc-java's status for RST_STREAM CANCEL, which a server sends to its streams on shutdownNow). Only the final attempt's headers, message and status reach the
- * caller's listener, so nothing is delivered twice.
+ * not ask for: grpc-java's status for RST_STREAM CANCEL, which a server sends to its streams on shutdownNow), and one
+ * that ran out of its own attempt timeout while the call's deadline still had time (DEADLINE_EXCEEDED on an attempt
+ * whose deadline was the attempt timeout, not the call's). Only the final attempt's headers, message and status reach
+ * the caller's listener, so nothing is delivered twice.
  *
  * Threads: the caller's methods come from the caller's thread, the attempt listener's from the channel's call
  * executor (one attempt at a time, so the caller's listener sees one sequence). `lock` guards the hand-over between
  * them (current attempt, cancelled); no call is made under it.
  */
 /**
- * Retries idempotent unary calls that fail with {@code UNAVAILABLE} (or are reset by the server: {@code CANCELLED}
- * that the caller did not ask for; or hit a connection the server closed: {@code UNKNOWN} caused by a
- * {@code ClosedChannelException}) on a different endpoint, within Muster's
+ * Gives each attempt of an idempotent unary call its own timeout, and retries the calls that fail with
+ * {@code UNAVAILABLE} (or are reset by the server: {@code CANCELLED} that the caller did not ask for; or hit a
+ * connection the server closed: {@code UNKNOWN} caused by a {@code ClosedChannelException}; or ran out of the
+ * attempt timeout: a frozen server that keeps its connection open) on a different endpoint, within Muster's
  * {@link RetryBudget}: the same rules as {@code MusterClient} (a retry only for idempotent calls, each on another
  * endpoint, at most {@link RetryConfig#maxRetries()}, and only while the budget — a share of the requests plus a
  * small floor — allows). A method qualifies when its {@link MethodDescriptor} is {@linkplain
@@ -43,8 +49,14 @@ import java.util.concurrent.atomic.LongAdder;
  * they retry on the channel's picker without asking it for another endpoint and keep their own token bucket. Do not
  * combine the two (the attempts would multiply): leave {@code retryPolicy} out of your service config, or call
  * {@code ManagedChannelBuilder.disableRetry()}. The {@code muster:///} resolver's service config sets no retry
- * policy. The call's deadline ({@code CallOptions}) covers every attempt; {@link RetryConfig#attemptTimeout()} is not
- * applied here. Headers and the response reach the listener when the call completes.
+ * policy.
+ *
+ * <p>Deadlines: each attempt ends at its {@link RetryConfig#attemptTimeout()} (default 1 s, as in
+ * {@code MusterClient}: set it above your slowest method's normal latency) or at the call's deadline (from
+ * {@code CallOptions} or the caller's {@code Context}), whichever comes first. A call's deadline covers all its
+ * attempts; an attempt that timed out on its own timeout is retried while the call's deadline has time left, one
+ * that reached the call's deadline is not. A timed-out attempt also counts as a local-origin failure of its endpoint
+ * for ejection. Headers and the response reach the listener when the call completes.
  *
  * <p>Thread-safe; one interceptor (and so one budget) may serve many channels of one service.
  */
@@ -93,10 +105,17 @@ public final class MusterRetryInterceptor implements ClientInterceptor {
   /** One attempt's link to the picker. Thread-safe. */
   static final class Attempt {
     private final InstanceKey avoid;
+    private final boolean ownDeadline;
     private volatile InstanceKey picked;
 
-    Attempt(InstanceKey avoid) {
+    Attempt(InstanceKey avoid, boolean ownDeadline) {
       this.avoid = avoid;
+      this.ownDeadline = ownDeadline;
+    }
+
+    /** Whether this attempt's deadline is the attempt timeout (earlier than the call's). */
+    boolean ownDeadline() {
+      return ownDeadline;
     }
 
     /** The endpoint the previous attempt went to, or null for a first attempt. */
@@ -198,9 +217,23 @@ public final class MusterRetryInterceptor implements ClientInterceptor {
       return true; // one message, held until halfClose
     }
 
+    /** The earlier of the call's deadline and its context's, or null when neither has one. */
+    private Deadline callDeadline() {
+      Deadline options = callOptions.getDeadline();
+      Deadline inherited = context.getDeadline();
+      if (options == null || inherited == null) {
+        return options != null ? options : inherited;
+      }
+      return options.minimum(inherited);
+    }
+
     private void launch(InstanceKey avoid) {
-      Attempt attempt = new Attempt(avoid);
-      ClientCall<ReqT, RespT> call = next.newCall(method, callOptions.withOption(ATTEMPT, attempt));
+      Deadline callDeadline = callDeadline();
+      Deadline own = Deadline.after(config.attemptTimeout().toNanos(), TimeUnit.NANOSECONDS);
+      boolean ownFirst = callDeadline == null || own.isBefore(callDeadline);
+      Attempt attempt = new Attempt(avoid, ownFirst);
+      ClientCall<ReqT, RespT> call = next.newCall(method,
+          callOptions.withOption(ATTEMPT, attempt).withDeadline(ownFirst ? own : callDeadline));
       int toRequest;
       synchronized (lock) {
         if (cancelled) {
@@ -262,7 +295,7 @@ public final class MusterRetryInterceptor implements ClientInterceptor {
           stillWanted = !cancelled;
         }
         return stillWanted && response == null && retried < config.maxRetries() && (retryable(status.getCode())
-            || connectionClosed(status));
+            || connectionClosed(status) || attemptTimedOut(status));
       }
 
       /**
@@ -275,11 +308,20 @@ public final class MusterRetryInterceptor implements ClientInterceptor {
 
       /**
        * A write to a connection the peer had just closed (a SIGKILLed server): grpc-java's Netty transport reports
-       * it as UNKNOWN caused by a {@link java.nio.channels.ClosedChannelException}; judged by the cause's type.
+       * it as UNKNOWN caused by a {@link ClosedChannelException}; judged by the cause's type.
        */
       private boolean connectionClosed(Status status) {
         return status.getCode() == Status.Code.UNKNOWN
-            && status.getCause() instanceof java.nio.channels.ClosedChannelException;
+            && status.getCause() instanceof ClosedChannelException;
+      }
+
+      /** DEADLINE_EXCEEDED from the attempt timeout, while the call's own deadline has time left. */
+      private boolean attemptTimedOut(Status status) {
+        if (status.getCode() != Status.Code.DEADLINE_EXCEEDED || !attempt.ownDeadline()) {
+          return false;
+        }
+        Deadline callDeadline = callDeadline();
+        return callDeadline == null || !callDeadline.isExpired();
       }
     }
   }

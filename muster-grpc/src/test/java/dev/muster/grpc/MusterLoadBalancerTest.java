@@ -130,7 +130,7 @@ class MusterLoadBalancerTest {
     helper.ready("c");
     InstanceKey a = instance("a", 1001).key();
     for (int i = 0; i < 200; i++) {
-      MusterRetryInterceptor.Attempt attempt = new MusterRetryInterceptor.Attempt(a);
+      MusterRetryInterceptor.Attempt attempt = new MusterRetryInterceptor.Attempt(a, false);
       String id = pickId(CallOptions.DEFAULT.withOption(MusterRetryInterceptor.ATTEMPT, attempt));
       assertThat(id).isNotEqualTo("a");
       assertThat(attempt.picked().id()).isEqualTo(id);

@@ -11,6 +11,7 @@ import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
 import io.grpc.Context;
+import io.grpc.Deadline;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
@@ -19,6 +20,9 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -32,8 +36,13 @@ class MusterRetryInterceptorTest {
   }
 
   private Recorder call(MusterRetryInterceptor retry, MethodDescriptor<JsonNode, JsonNode> method) {
+    return call(retry, method, CallOptions.DEFAULT);
+  }
+
+  private Recorder call(MusterRetryInterceptor retry, MethodDescriptor<JsonNode, JsonNode> method,
+      CallOptions options) {
     Recorder r = new Recorder();
-    ClientCall<JsonNode, JsonNode> call = retry.interceptCall(method, CallOptions.DEFAULT, channel);
+    ClientCall<JsonNode, JsonNode> call = retry.interceptCall(method, options, channel);
     call.start(r, new Metadata());
     call.request(2);
     call.sendMessage(Echo.say("hi", 0));
@@ -82,6 +91,47 @@ class MusterRetryInterceptorTest {
     }
     assertThat(r.status.getCode()).isEqualTo(Status.Code.CANCELLED);
     assertThat(retry.retries()).isZero();
+  }
+
+  @Test
+  void eachAttemptEndsAtTheAttemptTimeoutAndOneThatRanOutOfItIsRetriedWhileTheCallHasTime() {
+    RetryConfig config = RetryConfig.builder().attemptTimeout(Duration.ofMillis(300)).build();
+    channel.script(Status.DEADLINE_EXCEEDED, "a").script(Status.OK, "b");
+    MusterRetryInterceptor retry = interceptor(config);
+    Recorder r = call(retry, Echo.SAY, CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS));
+    assertThat(r.status.getCode()).isEqualTo(Status.Code.OK);
+    assertThat(channel.avoided).containsExactly(null, key("a"));
+    assertThat(channel.deadlines).hasSize(2).allSatisfy(d ->
+        assertThat(d.timeRemaining(TimeUnit.MILLISECONDS)).isBetween(1L, 300L));
+
+    // No call deadline at all: the attempt timeout still applies.
+    channel.reset().script(Status.DEADLINE_EXCEEDED, "a").script(Status.OK, "b");
+    assertThat(call(retry, Echo.SAY).status.isOk()).isTrue();
+    assertThat(channel.deadlines).hasSize(2).doesNotContainNull();
+  }
+
+  @Test
+  void anAttemptThatReachedTheCallsOwnDeadlineIsNotRetried() {
+    RetryConfig config = RetryConfig.builder().attemptTimeout(Duration.ofSeconds(5)).build();
+    channel.script(Status.DEADLINE_EXCEEDED, "a").script(Status.OK, "b");
+    MusterRetryInterceptor retry = interceptor(config);
+    Recorder r = call(retry, Echo.SAY, CallOptions.DEFAULT.withDeadlineAfter(200, TimeUnit.MILLISECONDS));
+    assertThat(r.status.getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+    assertThat(retry.retries()).isZero();
+    assertThat(channel.deadlines.get(0).timeRemaining(TimeUnit.MILLISECONDS)).isLessThanOrEqualTo(200L);
+
+    // The context's deadline counts as the call's too.
+    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    Context.CancellableContext context = Context.current().withDeadlineAfter(200, TimeUnit.MILLISECONDS, scheduler);
+    channel.reset().script(Status.DEADLINE_EXCEEDED, "a").script(Status.OK, "b");
+    Context previous = context.attach();
+    try {
+      assertThat(call(retry, Echo.SAY).status.getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+    } finally {
+      context.detach(previous);
+      context.cancel(null);
+      scheduler.shutdownNow();
+    }
   }
 
   @Test
@@ -140,6 +190,7 @@ class MusterRetryInterceptorTest {
   private static final class ScriptedChannel extends Channel {
     final Deque<Object[]> script = new ArrayDeque<>();
     final List<InstanceKey> avoided = new ArrayList<>();
+    final List<Deadline> deadlines = new ArrayList<>();
 
     ScriptedChannel script(Status status, String endpoint) {
       script.add(new Object[] {status, endpoint});
@@ -149,12 +200,16 @@ class MusterRetryInterceptorTest {
     ScriptedChannel reset() {
       script.clear();
       avoided.clear();
+      deadlines.clear();
       return this;
     }
 
     @Override
     @SuppressWarnings("unchecked")
     public <ReqT, RespT> ClientCall<ReqT, RespT> newCall(MethodDescriptor<ReqT, RespT> method, CallOptions options) {
+      if (options.getOption(MusterRetryInterceptor.ATTEMPT) != null) {
+        deadlines.add(options.getDeadline());
+      }
       return (ClientCall<ReqT, RespT>) new ScriptedCall(this, options.getOption(MusterRetryInterceptor.ATTEMPT));
     }
 

@@ -89,16 +89,18 @@ public final class Fleet {
   /**
    * The gRPC cast, through {@code muster grpc-call} on a {@code muster:///} channel: A with the {@code muster}
    * policy (ejection, and the lab's retries of the idempotent Say), B with grpc-java's {@code round_robin} and no
-   * retry; each calls every {@code callInterval} within {@code deadline} (retries included), with the {@code extra}
-   * arguments (e.g. {@code --delay}). W is {@code muster watch}, without them. Waits until A and B are warm.
+   * retry; each calls every {@code callInterval}, each attempt within {@code attemptTimeout} (see
+   * {@link LabContext#grpcConsumer}), with the {@code extra} arguments (e.g. {@code --delay}). W is
+   * {@code muster watch}, without them. Waits until A and B are warm.
    */
   public Fleet grpcConsumers(LabContext ctx, String endpoints, boolean withA, boolean withB, boolean withWatcher,
-      Duration deadline, String... extra) {
+      Duration attemptTimeout, String... extra) {
     if (withA) {
-      a = ctx.grpcConsumer("consumer-a", service, endpoints, "muster", ctx.params().maxRetries(), deadline, extra);
+      a = ctx.grpcConsumer("consumer-a", service, endpoints, "muster", ctx.params().maxRetries(), attemptTimeout,
+          extra);
     }
     if (withB) {
-      b = ctx.grpcConsumer("consumer-b", service, endpoints, "round_robin", 0, deadline, extra);
+      b = ctx.grpcConsumer("consumer-b", service, endpoints, "round_robin", 0, attemptTimeout, extra);
     }
     return watchAndWarm(ctx, endpoints, withWatcher);
   }

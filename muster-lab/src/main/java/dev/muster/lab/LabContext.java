@@ -122,16 +122,20 @@ public final class LabContext implements AutoCloseable {
   }
 
   /**
-   * A gRPC consumer ({@code muster grpc-call SERVICE --json}) calling Echo every {@code callInterval}, each call
-   * within {@code deadline} (retries included), balanced by {@code policy} ({@code muster}, {@code round_robin},
-   * {@code pick_first}); {@code maxRetries} applies to {@code muster} only. The {@code extra} arguments must not
-   * repeat these options (picocli rejects an option given twice).
+   * A gRPC consumer ({@code muster grpc-call SERVICE --json}) calling Echo every {@code callInterval}, balanced by
+   * {@code policy} ({@code muster}, {@code round_robin}, {@code pick_first}). Like {@code muster call}, each attempt
+   * gets {@code attemptTimeout}: a call's deadline is {@code attemptTimeout × (1 + maxRetries)}, and with
+   * {@code muster} each attempt also ends at {@code attemptTimeout} (grpc-call's {@code --attempt-timeout});
+   * {@code maxRetries} applies to {@code muster} only. The {@code extra} arguments must not repeat these options
+   * (picocli rejects an option given twice).
    */
   public ChildProcess grpcConsumer(String name, String service, String endpoints, String policy, int maxRetries,
-      Duration deadline, String... extra) {
+      Duration attemptTimeout, String... extra) {
+    Duration deadline = attemptTimeout.multipliedBy(1L + maxRetries);
     List<String> args = new ArrayList<>(List.of("grpc-call", service, "--count", "0", "--interval",
-        LabParams.format(params.callInterval()), "--deadline", LabParams.format(deadline), "--policy", policy,
-        "--max-retries", Integer.toString(maxRetries), "--json", "--endpoints", endpoints));
+        LabParams.format(params.callInterval()), "--deadline", LabParams.format(deadline), "--attempt-timeout",
+        LabParams.format(attemptTimeout), "--policy", policy, "--max-retries", Integer.toString(maxRetries), "--json",
+        "--endpoints", endpoints));
     args.addAll(List.of(extra));
     return start(name, args.toArray(String[]::new));
   }

@@ -7,6 +7,7 @@ import dev.muster.lab.scenarios.GracefulStopRevokesLease;
 import dev.muster.lab.scenarios.GrpcGracefulDrain;
 import dev.muster.lab.scenarios.GrpcKill9StaleWindow;
 import dev.muster.lab.scenarios.GrpcRegistryDown;
+import dev.muster.lab.scenarios.GrpcSigstopStaleWindow;
 import dev.muster.lab.scenarios.HalfOpenWatch;
 import dev.muster.lab.scenarios.Kill9StaleWindow;
 import dev.muster.lab.scenarios.LeaderChange;
@@ -48,6 +49,7 @@ public final class Scenarios {
         new TlsAuthRoundTrip(),
         new ForgedRegistration(), // issue 13: signed records
         new GrpcKill9StaleWindow(), // through muster-grpc
+        new GrpcSigstopStaleWindow(),
         new GrpcGracefulDrain(),
         new GrpcRegistryDown());
   }

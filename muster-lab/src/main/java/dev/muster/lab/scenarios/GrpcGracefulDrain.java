@@ -19,8 +19,8 @@ import java.util.Optional;
  * revokes its lease; a {@code muster} channel loses no call.
  *
  * <p>How: 3 providers, each draining 1 s; p1 has weight 200, the others 100. Consumer A ({@code grpc-call --policy
- * muster}, the lab's retries) calls Say every 50 ms asking the server to wait 400 ms ({@code --delay}), deadline 1 s,
- * so about 8 calls are in flight at any moment, and the weight makes it near certain (the muster policy picks
+ * muster}, the lab's retries) calls Say every 50 ms asking the server to wait 400 ms ({@code --delay}), 1 s per
+ * attempt, so about 8 calls are in flight at any moment, and the weight makes it near certain (the muster policy picks
  * weighted at random: 1 in 256 that none of 8 went to p1) that some are p1's when it gets the signal; a watcher
  * prints every set. p1 gets SIGTERM. From the logs: when p1 published DRAINING and revoked, when
  * the watcher saw DRAINING and the delete, A's failures from a deadline before the signal on, the calls p1 answered
@@ -30,7 +30,7 @@ import java.util.Optional;
 public final class GrpcGracefulDrain implements Scenario {
   private static final Duration DELAY = Duration.ofMillis(400);
   private static final Duration DRAIN = Duration.ofSeconds(1);
-  private static final Duration DEADLINE = Duration.ofSeconds(1);
+  private static final Duration ATTEMPT_TIMEOUT = Duration.ofSeconds(1);
 
   @Override
   public String name() {
@@ -54,7 +54,8 @@ public final class GrpcGracefulDrain implements Scenario {
     String endpoints = etcd.endpointsString();
     Fleet f = Fleet.grpcProviders(ctx, "echo", endpoints, 3, i -> new String[] {"--drain", DRAIN.toSeconds() + "s",
         "--weight", i == 1 ? "200" : "100"})
-        .grpcConsumers(ctx, endpoints, true, false, true, DEADLINE, "--delay", DELAY.toMillis() + "ms");
+        .grpcConsumers(ctx, endpoints, true, false, true, ATTEMPT_TIMEOUT, "--delay", DELAY.toMillis() + "ms");
+    Duration deadline = ATTEMPT_TIMEOUT.multipliedBy(1L + ctx.params().maxRetries()); // a call, its retries included
     ChildProcess p1 = f.provider(1);
     Instant term = Instant.now();
     p1.terminate();
@@ -62,12 +63,12 @@ public final class GrpcGracefulDrain implements Scenario {
     ctx.await("p1 revoked", Duration.ofSeconds(20), () -> p1.json().has("revoked"));
     Instant removed = f.awaitRemoved(ctx, "p1", term, Duration.ofSeconds(20));
     ctx.await("p1 exits", Duration.ofSeconds(20), () -> !p1.isAlive());
-    ctx.sleep(DEADLINE.plusMillis(500)); // every call started before the revoke has ended
+    ctx.sleep(deadline.plusMillis(500)); // every call started before the revoke has ended
 
     Optional<Instant> published = p1.json().events("draining").stream().map(JsonLog::ts).findFirst();
     Instant revoked = JsonLog.ts(p1.json().events("revoked").get(0));
     Optional<Instant> watcherSaw = drainingSeen(f.watcher, term);
-    List<JsonNode> calls = Fleet.calls(f.a, term.minus(DEADLINE), Instant.now());
+    List<JsonNode> calls = Fleet.calls(f.a, term.minus(deadline), Instant.now());
     long failed = Fleet.failed(calls);
     Instant drainingAt = published.orElse(term);
     long inFlightServed = calls.stream().filter(c -> answeredByP1(c) && JsonLog.ts(c).isBefore(drainingAt)
