@@ -5,7 +5,15 @@ import dev.muster.grpc.echo.Echo;
 import dev.muster.registry.Instance;
 import dev.muster.registry.RegistrarConfig;
 import dev.muster.registry.Registration;
+import io.grpc.ForwardingServerCall;
+import io.grpc.ForwardingServerCallListener;
+import io.grpc.Metadata;
 import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
+import io.grpc.Status;
 import io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,12 +22,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /** In-JVM Netty echo servers on loopback, each registered in etcd; {@link #close()} stops every one it started. */
 final class EchoFleet implements AutoCloseable {
   private final EtcdRegistry registry;
   private final String service;
   private final List<Server> servers = new ArrayList<>();
+  private final List<AtomicInteger> inFlight = new ArrayList<>();
   private final List<Registration> registrations = new ArrayList<>();
 
   EchoFleet(EtcdRegistry registry, String service) {
@@ -35,13 +46,15 @@ final class EchoFleet implements AutoCloseable {
   /** As {@link #start(String, int)}, staying {@code DRAINING} for {@code drain} when its registration closes. */
   Registration start(String id, int weight, Duration drain) {
     Server server;
+    AtomicInteger calls = new AtomicInteger();
     try {
       server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-          .addService(Echo.service(id)).build().start();
+          .addService(ServerInterceptors.intercept(Echo.service(id), counting(calls))).build().start();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
     servers.add(server);
+    inFlight.add(calls);
     Registration r = registry.register(Instance.of(service, "127.0.0.1", server.getPort()).id(id).weight(weight),
         RegistrarConfig.builder().drain(drain).shutdownHook(false).build());
     registrations.add(r);
@@ -51,6 +64,43 @@ final class EchoFleet implements AutoCloseable {
   /** The server started {@code index}-th, for a test to kill. */
   Server server(int index) {
     return servers.get(index);
+  }
+
+  /** How many calls the server started {@code index}-th has started and not yet answered. */
+  int inFlight(int index) {
+    return inFlight.get(index).get();
+  }
+
+  /** Counts a call from its start until the server sends its status or it is cancelled, whichever is first. */
+  private static ServerInterceptor counting(AtomicInteger calls) {
+    return new ServerInterceptor() {
+      @Override
+      public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+          ServerCallHandler<Q, R> next) {
+        calls.incrementAndGet();
+        AtomicBoolean ended = new AtomicBoolean();
+        Runnable end = () -> {
+          if (ended.compareAndSet(false, true)) {
+            calls.decrementAndGet();
+          }
+        };
+        ServerCall<Q, R> counted = new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+          @Override
+          public void close(Status status, Metadata trailers) {
+            end.run();
+            super.close(status, trailers);
+          }
+        };
+        return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(next.startCall(counted,
+            headers)) {
+          @Override
+          public void onCancel() {
+            end.run();
+            super.onCancel();
+          }
+        };
+      }
+    };
   }
 
   @Override

@@ -128,6 +128,9 @@ class MusterGrpcIT {
         }));
       }
       Thread.sleep(1000);
+      // Chance alone once left "a" with no call in flight at the kill (0 retries to see): wait until it has one.
+      await("a call in flight on a").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1))
+          .until(() -> fleet.inFlight(0) > 0);
       fleet.server(0).shutdownNow(); // "a" dies; its registration stays (a crash before the lease expires)
       killed.set(true);
       Thread.sleep(3000);
