@@ -5,6 +5,7 @@ import dev.muster.testing.EtcdCluster;
 import dev.muster.testing.FaultProxy;
 import dev.muster.testing.JsonLog;
 import dev.muster.testing.LoopbackPorts;
+import dev.muster.testing.TempDirs;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -38,9 +39,15 @@ public final class LabContext implements AutoCloseable {
     this.musterCommand = musterCommand;
     this.progress = progress;
     try {
+      if (Files.exists(dir)) {
+        // A previous run's files (keys, certificates, logs) would be read as this run's: keygen refuses to
+        // overwrite a key, and a stale certificate fails the TLS handshake. The directory is the lab's own.
+        TempDirs.delete(dir);
+      }
       Files.createDirectories(dir);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot create " + dir + ": " + e.getMessage(), e);
+    } catch (IOException | UncheckedIOException e) {
+      throw new LabException("cannot prepare " + dir + " for a fresh run: " + e.getMessage() + "; remove it or"
+          + " choose another --out");
     }
   }
 
