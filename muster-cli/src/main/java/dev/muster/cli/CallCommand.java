@@ -24,11 +24,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -42,8 +37,8 @@ import picocli.CommandLine.Spec;
  * call and a summary {@code N ok, N failed, N retried, N ejected}.
  * With {@code --count 0} it calls until SIGTERM/SIGINT (the lab's consumers), then prints the summary.
  *
- * <p>Calls start at a fixed rate on one scheduler thread and complete on HTTP threads; lines are printed as calls
- * complete, each with its sequence number. With {@code --json} the endpoint cache's changes are printed too
+ * <p>The loop and its options are {@link CallLoop}'s; calls complete on HTTP threads. With {@code --json} the
+ * endpoint cache's changes are printed too
  * ({@code snapshot}, {@code update}, {@code resync}, {@code stale}, {@code recovered}, with the instance list as
  * {@code muster watch --json} prints it), after the balancer has taken them: the lab reads from them when this
  * caller stopped picking an instance.
@@ -68,21 +63,8 @@ final class CallCommand implements Callable<Integer> {
   @Option(names = "--idempotent", description = "The call may be retried on another endpoint (default: no retry).")
   boolean idempotent;
 
-  @Option(names = "--count", paramLabel = "N", defaultValue = "1",
-      description = "How many calls; 0 = until SIGTERM/SIGINT (default ${DEFAULT-VALUE}).")
-  int count;
-
-  @Option(names = "--interval", paramLabel = "D", defaultValue = "1s", converter = DurationConverter.class,
-      description = "Time between call starts (default ${DEFAULT-VALUE}).")
-  Duration interval;
-
-  @Option(names = "--attempt-timeout", paramLabel = "D", defaultValue = "1s", converter = DurationConverter.class,
-      description = "Deadline of each attempt (default ${DEFAULT-VALUE}).")
-  Duration attemptTimeout;
-
-  @Option(names = "--max-retries", paramLabel = "N", defaultValue = "1",
-      description = "Retries of an idempotent call, each on a different endpoint (default ${DEFAULT-VALUE}).")
-  int maxRetries;
+  @Mixin
+  CallLoop loop;
 
   @Option(names = "--no-eject", description = "Turn local ejection off.")
   boolean noEject;
@@ -106,12 +88,6 @@ final class CallCommand implements Callable<Integer> {
   @Option(names = "--zone", paramLabel = "ZONE", description = "This caller's zone; same-zone endpoints first.")
   String zone;
 
-  @Option(names = "--json", description = "One JSON object per call and for the summary.")
-  boolean json;
-
-  @Option(names = "--quiet", description = "Print only the summary.")
-  boolean quiet;
-
   @Option(names = "--start-timeout", paramLabel = "D", defaultValue = "10s", converter = DurationConverter.class,
       description = "Exit 4 when no endpoint set arrives within this time (default ${DEFAULT-VALUE}).")
   Duration startTimeout;
@@ -123,24 +99,19 @@ final class CallCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    if (count < 0) {
-      throw new Errors.UsageException("--count is " + count + ": use 0 (until stopped) or more");
-    }
-    if (interval.isZero()) {
-      throw new Errors.UsageException("--interval is 0: use a positive duration such as 50ms");
-    }
+    loop.validate();
     OutlierConfig outlier = OutlierConfig.defaults().toBuilder().enabled(!noEject)
         .consecutiveLocalOriginFailure(ejectAfter).baseEjectionTime(ejectionTime)
         .maxEjectionTime(ejectionTime.multipliedBy(10)).maxEjectionPercent(maxEjectionPercent).build();
-    RetryConfig retry = RetryConfig.defaults().toBuilder().maxRetries(maxRetries).attemptTimeout(attemptTimeout)
-        .build();
+    RetryConfig retry = RetryConfig.defaults().toBuilder().maxRetries(loop.maxRetries)
+        .attemptTimeout(loop.attemptTimeout).build();
     BalancerConfig balancer = BalancerConfig.defaults().toBuilder().policy(policy).localZone(zone).build();
     HttpCallConfig config = HttpCallConfig.defaults().withOutlier(outlier).withRetry(retry).withBalancer(balancer)
         .withFirstSetTimeout(startTimeout);
     CacheConfig cacheConfig = CacheConfig.builder(service).namespace(common.namespace)
         .trustedKeys(trust.trustedKeys(common.namespace, service)).build(); // a bad key file exits 2 here
     PrintWriter out = spec.commandLine().getOut();
-    CallLines lines = new CallLines(out, service, json, quiet, true);
+    CallLines lines = new CallLines(out, service, loop.json, loop.quiet, true);
     EtcdRegistry registry = EtcdRegistry.connect(common.etcdConfig());
     EndpointCache cache = registry.watch(cacheConfig);
     MusterHttp http = new MusterHttp(s -> cache, config); // one service per process: the cache above is its cache
@@ -149,19 +120,9 @@ final class CallCommand implements Callable<Integer> {
     if (clearOnStale) {
       cache.addListener(new ClearOnStale(client.balancer(), cache, out));
     }
-    if (json) {
+    if (loop.json) {
       cache.addListener(new SetPrinter(out, cache));
     }
-    ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "muster-call-ticker");
-      t.setDaemon(true);
-      return t;
-    });
-    CountDownLatch finished = new CountDownLatch(count == 0 ? 1 : count);
-    Thread summaryOnStop = new Thread(() -> {
-      ticker.shutdownNow();
-      lines.summary(client.balancer().detector().ejections(), client.budget().refused());
-    }, "muster-call-summary");
     try {
       if (!client.awaitReady(startTimeout)) {
         client.cacheFailure().ifPresent(refused -> {
@@ -171,28 +132,11 @@ final class CallCommand implements Callable<Integer> {
             + startTimeout.toMillis() + " ms: etcd at " + registry.config().endpoints() + " did not answer; start"
             + " etcd (./muster etcd) or check --endpoints", null);
       }
-      if (count == 0) {
-        Runtime.getRuntime().addShutdownHook(summaryOnStop);
-      }
-      AtomicLong seq = new AtomicLong();
       Idempotent mode = idempotent ? Idempotent.YES : Idempotent.NO;
-      ticker.scheduleAtFixedRate(() -> {
-        long n = seq.incrementAndGet();
-        if (count != 0 && n > count) {
-          return;
-        }
-        Instant started = Instant.now();
-        long t0 = System.nanoTime();
-        http.get(service, path, mode).whenComplete((result, error) -> {
-          lines.call(n, started, Duration.ofNanos(System.nanoTime() - t0), outcome(result));
-          if (count != 0) {
-            finished.countDown();
-          }
-        });
-      }, 0, interval.toNanos(), TimeUnit.NANOSECONDS);
-      finished.await();
-      ticker.shutdownNow();
-      lines.summary(client.balancer().detector().ejections(), client.budget().refused());
+      loop.run("muster-call", (n, started, t0, done) -> http.get(service, path, mode).whenComplete((result, e) -> {
+        lines.call(n, started, Duration.ofNanos(System.nanoTime() - t0), outcome(result));
+        done.run();
+      }), () -> lines.summary(client.balancer().detector().ejections(), client.budget().refused()));
       return lines.failed() == 0 ? 0 : Errors.FAILURE;
     } finally {
       http.close();
@@ -254,7 +198,7 @@ final class CallCommand implements Callable<Integer> {
     }
 
     private void note(String event, EndpointSet set) {
-      if (json) {
+      if (loop.json) {
         ObjectNode node = JsonLines.event(event, Instant.now());
         node.put("service", service);
         node.put("revision", set.revision());

@@ -16,16 +16,12 @@ import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import java.io.PrintWriter;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
@@ -42,11 +38,12 @@ import picocli.CommandLine.Spec;
  * {@code muster call} ({@link CallLines}); "via" is the instance that answered (Echo's {@code served_by}). Retries
  * and ejections happen inside the channel, so the summary counts only ok and failed calls.
  *
- * <p>Calls start at a fixed rate on one scheduler thread and complete on gRPC's threads; lines are printed as calls
- * complete. With {@code --count 0} it calls until SIGTERM/SIGINT, then prints the summary.
+ * <p>The loop and its options are {@link CallLoop}'s (its {@code --attempt-timeout} and {@code --max-retries} apply
+ * to the {@code muster} policy's retry interceptor only); calls complete on gRPC's threads.
  */
 @Command(name = "grpc-call", description = "Call SERVICE's muster.echo.Echo (Say, or Stream with --stream) through"
-    + " a muster:/// gRPC channel.")
+    + " a muster:/// gRPC channel. --attempt-timeout and --max-retries apply to --policy muster (its retry"
+    + " interceptor); the other policies never retry.")
 final class GrpcCallCommand implements Callable<Integer> {
   /** The channel's load-balancing policy; {@link #grpcName()} is what grpc-java's registry knows it by. */
   enum Policy {
@@ -72,13 +69,8 @@ final class GrpcCallCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "SERVICE", description = "The service to call.")
   String service;
 
-  @Option(names = "--count", paramLabel = "N", defaultValue = "1",
-      description = "How many calls; 0 = until SIGTERM/SIGINT (default ${DEFAULT-VALUE}).")
-  int count;
-
-  @Option(names = "--interval", paramLabel = "D", defaultValue = "1s", converter = DurationConverter.class,
-      description = "Time between call starts (default ${DEFAULT-VALUE}).")
-  Duration interval;
+  @Mixin
+  CallLoop loop;
 
   @Option(names = "--delay", paramLabel = "D", defaultValue = "0ms", converter = DurationConverter.class,
       description = "Ask the server to wait this long before answering Say; with --stream, between messages"
@@ -97,73 +89,30 @@ final class GrpcCallCommand implements Callable<Integer> {
       description = "Deadline of each call, retries included (default ${DEFAULT-VALUE}).")
   Duration deadline;
 
-  @Option(names = "--attempt-timeout", paramLabel = "D", defaultValue = "1s", converter = DurationConverter.class,
-      description = "With --policy muster and retries on: each attempt of Say ends after this long and is retried on"
-          + " another endpoint while the deadline has time left (default ${DEFAULT-VALUE}).")
-  Duration attemptTimeout;
-
   @Option(names = "--policy", paramLabel = "P", defaultValue = "muster",
       description = "The channel's load-balancing policy: muster, round_robin or pick_first (default"
           + " ${DEFAULT-VALUE}).")
   String policy;
 
-  @Option(names = "--max-retries", paramLabel = "N", defaultValue = "1",
-      description = "With --policy muster: retries of an idempotent call on another endpoint, within the retry"
-          + " budget (default ${DEFAULT-VALUE}; 0 turns retries off). Other policies never retry.")
-  int maxRetries;
-
-  @Option(names = "--json", description = "One JSON object per call and for the summary.")
-  boolean json;
-
-  @Option(names = "--quiet", description = "Print only the summary.")
-  boolean quiet;
-
   @Override
   public Integer call() throws InterruptedException {
     Policy balancing = validate();
     PrintWriter out = spec.commandLine().getOut();
-    CallLines lines = new CallLines(out, service, json, quiet, false);
+    CallLines lines = new CallLines(out, service, loop.json, loop.quiet, false);
     EtcdRegistry registry = EtcdRegistry.connect(common.etcdConfig());
     ManagedChannel channel = channel(registry, balancing);
-    Channel calls = balancing == Policy.MUSTER && maxRetries > 0 ? ClientInterceptors.intercept(channel,
-        MusterRetryInterceptor.create(RetryConfig.defaults().toBuilder().maxRetries(maxRetries)
-            .attemptTimeout(attemptTimeout).build())) : channel;
-    ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "muster-grpc-call-ticker");
-      t.setDaemon(true);
-      return t;
-    });
-    CountDownLatch finished = new CountDownLatch(count == 0 ? 1 : count);
-    Thread summaryOnStop = new Thread(() -> {
-      ticker.shutdownNow();
-      lines.summary(0, 0);
-    }, "muster-grpc-call-summary");
+    Channel calls = balancing == Policy.MUSTER && loop.maxRetries > 0 ? ClientInterceptors.intercept(channel,
+        MusterRetryInterceptor.create(RetryConfig.defaults().toBuilder().maxRetries(loop.maxRetries)
+            .attemptTimeout(loop.attemptTimeout).build())) : channel;
     try {
-      if (count == 0) {
-        Runtime.getRuntime().addShutdownHook(summaryOnStop);
-      }
-      AtomicLong seq = new AtomicLong();
-      ticker.scheduleAtFixedRate(() -> {
-        long n = seq.incrementAndGet();
-        if (count != 0 && n > count) {
-          return;
-        }
-        Instant started = Instant.now();
-        long t0 = System.nanoTime();
-        callOnce(calls, (ok, status, servedBy, received, error) -> {
-          lines.call(n, started, Duration.ofNanos(System.nanoTime() - t0), new CallLines.Outcome(ok, status,
-              servedBy, false, false, error, stream ? received : null));
-          if (count != 0) {
-            finished.countDown();
-          }
-        });
-      }, 0, interval.toNanos(), TimeUnit.NANOSECONDS);
-      finished.await();
-      ticker.shutdownNow();
-      lines.summary(0, 0);
+      loop.run("muster-grpc-call", (n, started, t0, done) -> callOnce(calls,
+          (ok, status, servedBy, received, error) -> {
+            lines.call(n, started, Duration.ofNanos(System.nanoTime() - t0), new CallLines.Outcome(ok, status,
+                servedBy, false, false, error, stream ? received : null));
+            done.run();
+          }), () -> lines.summary(0, 0));
       return lines.failed() == 0 ? 0 : Errors.FAILURE;
     } finally {
-      ticker.shutdownNow();
       channel.shutdownNow();
       channel.awaitTermination(5, TimeUnit.SECONDS);
       registry.close();
@@ -172,17 +121,9 @@ final class GrpcCallCommand implements Callable<Integer> {
 
   /** Checks what picocli cannot; throws {@link Errors.UsageException} (exit 2) naming the flag. */
   Policy validate() {
-    if (count < 0) {
-      throw new Errors.UsageException("--count is " + count + ": use 0 (until stopped) or more");
-    }
-    if (interval.isZero()) {
-      throw new Errors.UsageException("--interval is 0: use a positive duration such as 50ms");
-    }
+    loop.validate();
     if (deadline.isZero()) {
       throw new Errors.UsageException("--deadline is 0: use a positive duration such as 2s");
-    }
-    if (attemptTimeout.isZero()) {
-      throw new Errors.UsageException("--attempt-timeout is 0: use a positive duration such as 300ms");
     }
     if (stream && messages < 1) {
       throw new Errors.UsageException("--messages is " + messages + ": use 1 or more");

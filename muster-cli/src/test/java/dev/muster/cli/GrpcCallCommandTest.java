@@ -26,12 +26,12 @@ class GrpcCallCommandTest {
   void theDefaultsAreOneSayThroughTheMusterPolicy() {
     GrpcCallCommand c = parse("grpc-call", "orders");
     assertThat(c.service).isEqualTo("orders");
-    assertThat(c.count).isEqualTo(1);
-    assertThat(c.interval).isEqualTo(Duration.ofSeconds(1));
+    assertThat(c.loop.count).isEqualTo(1);
+    assertThat(c.loop.interval).isEqualTo(Duration.ofSeconds(1));
     assertThat(c.delay).isZero();
     assertThat(c.stream).isFalse();
     assertThat(c.deadline).isEqualTo(Duration.ofSeconds(10));
-    assertThat(c.attemptTimeout).isEqualTo(Duration.ofSeconds(1));
+    assertThat(c.loop.attemptTimeout).isEqualTo(Duration.ofSeconds(1));
     assertThat(c.validate()).isEqualTo(GrpcCallCommand.Policy.MUSTER);
     assertThat(c.validate().grpcName()).isEqualTo("muster");
   }
@@ -41,15 +41,15 @@ class GrpcCallCommandTest {
     GrpcCallCommand c = parse("grpc-call", "orders", "--count", "0", "--interval", "50ms", "--delay", "1s",
         "--stream", "--messages", "7", "--deadline", "3s", "--attempt-timeout", "300ms", "--policy", "round_robin", "--json", "--quiet",
         "--endpoints", "http://127.0.0.1:2389", "--namespace", "lab");
-    assertThat(c.count).isZero();
-    assertThat(c.interval).isEqualTo(Duration.ofMillis(50));
+    assertThat(c.loop.count).isZero();
+    assertThat(c.loop.interval).isEqualTo(Duration.ofMillis(50));
     assertThat(c.delay).isEqualTo(Duration.ofSeconds(1));
     assertThat(c.stream).isTrue();
     assertThat(c.messages).isEqualTo(7);
     assertThat(c.deadline).isEqualTo(Duration.ofSeconds(3));
-    assertThat(c.attemptTimeout).isEqualTo(Duration.ofMillis(300));
-    assertThat(c.json).isTrue();
-    assertThat(c.quiet).isTrue();
+    assertThat(c.loop.attemptTimeout).isEqualTo(Duration.ofMillis(300));
+    assertThat(c.loop.json).isTrue();
+    assertThat(c.loop.quiet).isTrue();
     assertThat(c.common.namespace).isEqualTo("lab");
     assertThat(c.validate()).isEqualTo(GrpcCallCommand.Policy.ROUND_ROBIN);
     assertThat(parse("grpc-call", "orders", "--policy", "pick_first").validate().grpcName()).isEqualTo("pick_first");

@@ -166,6 +166,22 @@ public final class Fleet {
     return removedAt(watcher, id, after).orElseThrow();
   }
 
+  /**
+   * When {@code p} (a watcher, or a caller printing its cache's sets) first printed a set listing {@code id} as
+   * {@code DRAINING}, at or after {@code after}.
+   */
+  public static Optional<Instant> drainingAt(ChildProcess p, String id, Instant after) {
+    return p.json().lines().stream().filter(n -> n.has("instances") && !JsonLog.ts(n).isBefore(after))
+        .filter(n -> {
+          for (JsonNode i : n.path("instances")) {
+            if (i.path("id").asText().equals(id) && i.path("state").asText().equals("DRAINING")) {
+              return true;
+            }
+          }
+          return false;
+        }).map(JsonLog::ts).findFirst();
+  }
+
   /** When the watcher first printed a set with {@code id}, at or after {@code after}. */
   public static Optional<Instant> presentAt(ChildProcess watcher, String id, Instant after) {
     return watcher.json().lines().stream()

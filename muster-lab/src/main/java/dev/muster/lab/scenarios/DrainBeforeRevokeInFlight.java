@@ -70,9 +70,9 @@ public final class DrainBeforeRevokeInFlight implements Scenario {
 
     Instant published = JsonLog.ts(p1.json().events("draining").get(0));
     Instant revoked = JsonLog.ts(p1.json().events("revoked").get(0));
-    Instant watcherSaw = drainingSeen(watcher, term).orElseThrow(() -> new IllegalStateException(
+    Instant watcherSaw = Fleet.drainingAt(watcher, "p1", term).orElseThrow(() -> new IllegalStateException(
         "the watcher never printed p1 as DRAINING before its delete"));
-    Instant aSaw = drainingSeen(a, term).orElseThrow(() -> new IllegalStateException(
+    Instant aSaw = Fleet.drainingAt(a, "p1", term).orElseThrow(() -> new IllegalStateException(
         "consumer A's cache never had p1 as DRAINING before its delete"));
     Instant removed = Fleet.removedAt(watcher, "p1", term).orElseThrow();
 
@@ -98,19 +98,6 @@ public final class DrainBeforeRevokeInFlight implements Scenario {
         inFlight.size(), servedDuringDrain, failed),
         "A failures = 0; no call started after A's cache had p1 as DRAINING picks p1; the calls in flight to"
             + " p1 across DRAINING (at least one) are answered by p1");
-  }
-
-  /** When {@code p} (a watcher, or a caller printing its cache's sets) first listed p1 as DRAINING. */
-  private static Optional<Instant> drainingSeen(ChildProcess p, Instant after) {
-    return p.json().lines().stream().filter(n -> n.has("instances") && !JsonLog.ts(n).isBefore(after))
-        .filter(n -> {
-          for (JsonNode i : n.path("instances")) {
-            if (i.path("id").asText().equals("p1") && i.path("state").asText().equals("DRAINING")) {
-              return true;
-            }
-          }
-          return false;
-        }).map(JsonLog::ts).findFirst();
   }
 
   /**

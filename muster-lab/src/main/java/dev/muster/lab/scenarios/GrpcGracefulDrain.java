@@ -67,7 +67,7 @@ public final class GrpcGracefulDrain implements Scenario {
 
     Optional<Instant> published = p1.json().events("draining").stream().map(JsonLog::ts).findFirst();
     Instant revoked = JsonLog.ts(p1.json().events("revoked").get(0));
-    Optional<Instant> watcherSaw = drainingSeen(f.watcher, term);
+    Optional<Instant> watcherSaw = Fleet.drainingAt(f.watcher, "p1", term);
     List<JsonNode> calls = Fleet.calls(f.a, term.minus(deadline), Instant.now());
     long failed = Fleet.failed(calls);
     Instant drainingAt = published.orElse(term);
@@ -92,19 +92,6 @@ public final class GrpcGracefulDrain implements Scenario {
         Fleet.millis(term, removed), inFlightServed, pickedAfterWatcher, failed, calls.size()),
         "A failures = 0; the watcher sees p1 DRAINING before its delete; p1 revokes after DRAINING and at least"
             + " the drain after the SIGTERM; at least one call in flight across DRAINING is answered by p1");
-  }
-
-  /** When {@code watcher} first listed p1 as DRAINING, at or after {@code after}. */
-  private static Optional<Instant> drainingSeen(ChildProcess watcher, Instant after) {
-    return watcher.json().lines().stream().filter(n -> n.has("instances") && !JsonLog.ts(n).isBefore(after))
-        .filter(n -> {
-          for (JsonNode i : n.path("instances")) {
-            if (i.path("id").asText().equals("p1") && i.path("state").asText().equals("DRAINING")) {
-              return true;
-            }
-          }
-          return false;
-        }).map(JsonLog::ts).findFirst();
   }
 
   private static boolean answeredByP1(JsonNode call) {
