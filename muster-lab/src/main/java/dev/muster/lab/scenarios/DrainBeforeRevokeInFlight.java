@@ -11,7 +11,6 @@ import dev.muster.testing.JsonLog;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import java.util.TreeMap;
 
 /**
