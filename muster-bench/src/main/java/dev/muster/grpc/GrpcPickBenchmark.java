@@ -71,7 +71,7 @@ public class GrpcPickBenchmark {
     picker = new MusterPicker(balancer, ready);
     first = new Args(CallOptions.DEFAULT);
     retry = new Args(CallOptions.DEFAULT.withOption(MusterRetryInterceptor.ATTEMPT,
-        new MusterRetryInterceptor.Attempt(instances[0].key())));
+        new MusterRetryInterceptor.Attempt(instances[0].key(), false)));
   }
 
   @Benchmark
