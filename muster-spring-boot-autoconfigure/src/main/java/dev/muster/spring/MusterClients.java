@@ -1,0 +1,76 @@
+package dev.muster.spring;
+
+import dev.muster.balance.BalancerConfig;
+import dev.muster.cache.CacheConfig;
+import dev.muster.client.MusterClient;
+import dev.muster.etcd.EtcdRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One {@link MusterClient} per service this application calls — its endpoint cache (a live watch), its balancer
+ * and ejection, its retry budget — started on first use and closed with the application. Discovery, the load
+ * balancer, health and the actuator endpoint all read the same client, so they agree on one set per service.
+ *
+ * <p>Thread-safe: {@link #client} may be called from any thread; a service's client is created once.
+ */
+public final class MusterClients implements AutoCloseable {
+  private final EtcdRegistry registry;
+  private final MusterProperties properties;
+  private final MeterRegistry meters; // null without Micrometer
+  private final Map<String, MusterClient> clients = new ConcurrentHashMap<>();
+  private volatile boolean closed;
+
+  public MusterClients(EtcdRegistry registry, MusterProperties properties, MeterRegistry meters) {
+    this.registry = Objects.requireNonNull(registry, "registry");
+    this.properties = Objects.requireNonNull(properties, "properties");
+    this.meters = meters;
+  }
+
+  /** The client of {@code service}, started (its cache ranging and watching) on the first call. */
+  public MusterClient client(String service) {
+    if (closed) {
+      throw new IllegalStateException("Muster's clients are closed (the application is stopping); " + service
+          + " cannot be looked up now");
+    }
+    return clients.computeIfAbsent(service, this::start);
+  }
+
+  /** The services with a started client, and their clients. */
+  public Map<String, MusterClient> started() {
+    return Map.copyOf(clients);
+  }
+
+  /** The names of the services registered in the namespace now, read from etcd (not from the caches). */
+  public List<String> services() {
+    return registry.list(properties.namespace(), null).instances().stream()
+        .map(dev.muster.registry.Instance::service).distinct().sorted().toList();
+  }
+
+  public EtcdRegistry registry() {
+    return registry;
+  }
+
+  private MusterClient start(String service) {
+    MusterProperties.Discovery d = properties.discovery();
+    String zone = d.zone() != null ? d.zone() : properties.instance().zone();
+    MusterClient.Builder b = MusterClient.builder(registry).service(service)
+        .cache(CacheConfig.builder(service).namespace(properties.namespace()).version(d.version()).build())
+        .balancer(BalancerConfig.defaults().toBuilder().localZone(zone).build())
+        .firstSetTimeout(d.firstSetTimeout());
+    if (meters != null) {
+      b.meters(meters);
+    }
+    return b.build();
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    clients.values().forEach(MusterClient::close);
+    clients.clear();
+  }
+}
