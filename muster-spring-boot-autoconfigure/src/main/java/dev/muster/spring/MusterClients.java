@@ -1,5 +1,6 @@
 package dev.muster.spring;
 
+import dev.muster.RegistryUnavailableException;
 import dev.muster.balance.BalancerConfig;
 import dev.muster.cache.CacheConfig;
 import dev.muster.client.MusterClient;
@@ -23,6 +24,7 @@ public final class MusterClients implements AutoCloseable {
   private final MeterRegistry meters; // null without Micrometer
   private final Map<String, MusterClient> clients = new ConcurrentHashMap<>();
   private volatile boolean closed;
+  private volatile List<String> lastServices = List.of();
 
   public MusterClients(EtcdRegistry registry, MusterProperties properties, MeterRegistry meters) {
     this.registry = Objects.requireNonNull(registry, "registry");
@@ -44,10 +46,22 @@ public final class MusterClients implements AutoCloseable {
     return Map.copyOf(clients);
   }
 
-  /** The names of the services registered in the namespace now, read from etcd (not from the caches). */
+  /**
+   * The names of the services registered in the namespace, read from etcd. While etcd cannot be reached, the last
+   * list read (with the services whose caches run), so that a health check built on it — Spring Cloud's
+   * {@code discoveryComposite} — does not turn an application that keeps calling its last known sets DOWN.
+   */
   public List<String> services() {
-    return registry.list(properties.namespace(), null).instances().stream()
-        .map(dev.muster.registry.Instance::service).distinct().sorted().toList();
+    try {
+      List<String> now = registry.list(properties.namespace(), null).instances().stream()
+          .map(dev.muster.registry.Instance::service).distinct().sorted().toList();
+      lastServices = now;
+      return now;
+    } catch (RegistryUnavailableException e) {
+      java.util.TreeSet<String> known = new java.util.TreeSet<>(lastServices);
+      known.addAll(clients.keySet());
+      return List.copyOf(known);
+    }
   }
 
   public EtcdRegistry registry() {

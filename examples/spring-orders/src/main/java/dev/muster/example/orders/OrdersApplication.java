@@ -29,7 +29,7 @@ public class OrdersApplication {
   }
 
   @GetMapping("/orders/{id}")
-  public Map<String, Object> order(@PathVariable String id, @RequestParam(defaultValue = "0") long delayMs)
+  public Map<String, Object> order(@PathVariable("id") String id, @RequestParam(name = "delayMs", defaultValue = "0") long delayMs)
       throws InterruptedException {
     if (delayMs > 0) {
       Thread.sleep(Math.min(delayMs, 10_000));

@@ -20,7 +20,7 @@ class ShopController {
   }
 
   @GetMapping("/buy/{id}")
-  Map<String, Object> buy(@PathVariable String id, @RequestParam(defaultValue = "0") long delayMs) {
+  Map<String, Object> buy(@PathVariable("id") String id, @RequestParam(name = "delayMs", defaultValue = "0") long delayMs) {
     return orders.get().uri("/orders/{id}?delayMs={delay}", id, delayMs).retrieve().body(JSON);
   }
 }
