@@ -31,23 +31,38 @@ public final class MusterAutoServiceRegistration extends AbstractAutoServiceRegi
   }
 
   /**
-   * Registers with the bound port. When etcd refuses or cannot be reached in the registrar's start timeout, the
-   * start fails with {@code spring.cloud.service-registry.auto-registration.fail-fast=true}; otherwise the
-   * application runs unregistered, says why in one log line, and its {@code muster} health is DOWN.
+   * Registers with the bound port. With {@code spring.cloud.service-registry.auto-registration.fail-fast=true} it
+   * registers on the starting thread, and a refusal or an etcd that does not answer within the registrar's start
+   * timeout fails the start. Otherwise (the default) it registers on a thread of its own, so the application's
+   * start does not wait for etcd (the first connection — jetcd, gRPC, Vert.x — costs about 1.5 s on a 2-core
+   * machine); a failure is one log line, and the {@code muster} health is DOWN until the application restarts.
    */
   @Override
   protected void register() {
     registration.bind(getPort().get());
+    if (failFast) {
+      registerNow();
+      return;
+    }
+    Thread t = new Thread(() -> {
+      try {
+        registerNow();
+      } catch (RuntimeException e) {
+        log.error("muster: {} is NOT registered: {} (the application runs without it; set"
+            + " spring.cloud.service-registry.auto-registration.fail-fast=true to fail the start instead)",
+            registration.getServiceId(), e.getMessage());
+      }
+    }, "muster-register");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  private void registerNow() {
     try {
       super.register();
     } catch (RuntimeException e) {
       serviceRegistry.failed(e);
-      if (failFast) {
-        throw e;
-      }
-      log.error("muster: {} is NOT registered: {} (the application runs without it; set"
-          + " spring.cloud.service-registry.auto-registration.fail-fast=true to fail the start instead)",
-          registration.getServiceId(), e.getMessage());
+      throw e;
     }
   }
 

@@ -5,7 +5,10 @@ import dev.muster.balance.BalancerConfig;
 import dev.muster.cache.CacheConfig;
 import dev.muster.client.MusterClient;
 import dev.muster.etcd.EtcdRegistry;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -78,7 +81,35 @@ public final class MusterClients implements AutoCloseable {
     if (meters != null) {
       b.meters(meters);
     }
-    return b.build();
+    MusterClient client = b.build();
+    if (meters != null) {
+      bind(client, service);
+    }
+    return client;
+  }
+
+  /**
+   * The cache's and the balancer's state as meters, tagged {@code service}: {@code muster.cache.endpoints},
+   * {@code muster.cache.stale} (1 while stale), {@code muster.cache.revision}, {@code muster.balancer.ejected}
+   * (endpoints ejected now), and the counters {@code muster.balancer.ejections} and
+   * {@code muster.retry.budget.refused}. (Calls made through {@code MusterClient.call} also get the
+   * {@code muster.call.*} meters.)
+   */
+  private void bind(MusterClient client, String service) {
+    Tags tags = Tags.of("service", service);
+    Gauge.builder("muster.cache.endpoints", client, c -> c.cache().current().size()).tags(tags)
+        .description("instances in the service's endpoint set").register(meters);
+    Gauge.builder("muster.cache.stale", client, c -> c.cache().isStale() ? 1 : 0).tags(tags)
+        .description("1 while the endpoint set may be out of date (etcd unreachable, watch broken)").register(meters);
+    Gauge.builder("muster.cache.revision", client, c -> c.cache().revision()).tags(tags)
+        .description("the etcd revision the endpoint set is at").register(meters);
+    Gauge.builder("muster.balancer.ejected", client,
+        c -> c.balancer().endpoints().stream().filter(e -> e.isEjected()).count()).tags(tags)
+        .description("endpoints ejected now").register(meters);
+    FunctionCounter.builder("muster.balancer.ejections", client, c -> c.balancer().detector().ejections())
+        .tags(tags).description("ejections since start").register(meters);
+    FunctionCounter.builder("muster.retry.budget.refused", client, c -> c.budget().refused()).tags(tags)
+        .description("retries the budget refused").register(meters);
   }
 
   @Override

@@ -23,7 +23,8 @@ import org.springframework.cloud.client.serviceregistry.ServiceRegistry;
  *
  * <p>The registrar runs with drain 0 and no shutdown hook: Spring's lifecycle decides the order ({@code DRAINING},
  * drain, the web server's graceful shutdown, then the revoke; see {@link MusterDrainLifecycle}). Thread-safe; one
- * registration at a time.
+ * registration at a time: {@link #register} may run on its own thread while the application stops, and a
+ * registration that completes after {@link #deregister} is revoked at once. No lock is held across etcd calls.
  */
 public final class MusterServiceRegistry implements ServiceRegistry<MusterRegistration> {
   private static final Logger log = LoggerFactory.getLogger(MusterServiceRegistry.class);
@@ -33,6 +34,7 @@ public final class MusterServiceRegistry implements ServiceRegistry<MusterRegist
   private final Duration requestTimeout;
   private volatile Registration registration;
   private volatile RuntimeException failure; // why the last register() failed, or null
+  private volatile boolean deregistered; // the application is stopping: a registration that completes now is closed
 
   public MusterServiceRegistry(EtcdRegistry registry, MusterProperties properties) {
     this.registry = Objects.requireNonNull(registry, "registry");
@@ -47,8 +49,19 @@ public final class MusterServiceRegistry implements ServiceRegistry<MusterRegist
     }
     RegistrarConfig config = RegistrarConfig.defaults().toBuilder().ttl(settings.ttl())
         .keepaliveInterval(settings.keepalive()).drain(Duration.ZERO).shutdownHook(false).build();
-    registration = registry.register(r.instance(), config, event -> log.info("muster: {}", event));
-    failure = null;
+    Registration done = registry.register(r.instance(), config, event -> log.info("muster: {}", event));
+    boolean stopping;
+    synchronized (this) {
+      stopping = deregistered; // stopped while registering (a registration on its own thread)
+      if (!stopping) {
+        registration = done;
+        failure = null;
+      }
+    }
+    if (stopping) {
+      done.close();
+      return;
+    }
     log.info("muster: registered {} at {}:{} (lease {})", r.instance().key().path(), r.getHost(), r.getPort(),
         Long.toHexString(registration.leaseId()));
   }
@@ -76,10 +89,14 @@ public final class MusterServiceRegistry implements ServiceRegistry<MusterRegist
 
   @Override
   public void deregister(MusterRegistration r) {
-    Registration current = registration;
+    Registration current;
+    synchronized (this) {
+      deregistered = true;
+      current = registration;
+      registration = null;
+    }
     if (current != null) {
       current.close(); // revokes the lease: the key goes at once
-      registration = null;
       log.info("muster: deregistered {} (lease revoked)", r.instance() == null ? r : r.instance().key().path());
     }
   }

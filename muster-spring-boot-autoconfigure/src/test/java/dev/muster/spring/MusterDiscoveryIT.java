@@ -10,6 +10,8 @@ import dev.muster.registry.InstanceState;
 import dev.muster.registry.RegistrarConfig;
 import dev.muster.registry.Registration;
 import dev.muster.testing.EtcdCluster;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -59,6 +61,7 @@ class MusterDiscoveryIT {
     return new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(UtilAutoConfiguration.class, MusterAutoConfiguration.class,
             MusterDiscoveryAutoConfiguration.class, MusterActuatorAutoConfiguration.class))
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
         .withPropertyValues("muster.endpoints=" + etcd.endpointsString(), "muster.namespace=" + namespace,
             "spring.cloud.service-registry.auto-registration.enabled=false");
   }
@@ -110,6 +113,10 @@ class MusterDiscoveryIT {
           .get("orders");
       assertThat(cache).containsEntry("ready", true).containsEntry("stale", false).containsEntry("endpoints", 3);
       assertThat(ctx.getBean(MusterEndpoint.class).muster()).containsKeys("etcd", "registration", "caches");
+      MeterRegistry meters = ctx.getBean(MeterRegistry.class);
+      assertThat(meters.get("muster.cache.endpoints").tag("service", "orders").gauge().value()).isEqualTo(3.0);
+      assertThat(meters.get("muster.cache.stale").tag("service", "orders").gauge().value()).isZero();
+      assertThat(meters.get("muster.cache.revision").tag("service", "orders").gauge().value()).isPositive();
     });
   }
 }
