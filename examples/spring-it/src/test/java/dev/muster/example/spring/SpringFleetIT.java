@@ -81,6 +81,23 @@ class SpringFleetIT {
     return registry.list(namespace, "orders").instances().stream().filter(i -> i.id().equals(id)).findFirst();
   }
 
+  /** {@code muster ls orders --json}: one JSON object per instance. */
+  private List<JsonNode> musterLs() throws IOException, InterruptedException {
+    try (ChildProcess ls = ChildProcess.start("muster-ls", ChildProcess.javaCommand(List.of(), List.of("-jar",
+        System.getProperty("muster.jar"), "ls", "orders", "--json", "--namespace", namespace, "--endpoints",
+        etcd.endpointsString())))) {
+      assertThat(ls.exitCode(Duration.ofSeconds(60))).as("muster ls: %s", ls.stderrTail()).isZero();
+      List<JsonNode> instances = new ArrayList<>();
+      for (String line : ls.stdout()) {
+        JsonNode n = JSON.readTree(line);
+        if (n.has("id")) {
+          instances.add(n);
+        }
+      }
+      return instances;
+    }
+  }
+
   private JsonNode get(int port, String path) throws IOException, InterruptedException {
     HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
         .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
@@ -117,6 +134,11 @@ class SpringFleetIT {
     assertThat(o1.metadata()).containsEntry("team", "fulfilment");
     assertThat(o1.address()).isEqualTo("127.0.0.1");
     assertThat(get(o1.port(), "/orders/7").path("served_by").asText()).isEqualTo("o1");
+    // ... and muster ls, the command line's view, shows both with those ports and metadata.
+    List<JsonNode> ls = musterLs();
+    assertThat(ls).extracting(n -> n.path("id").asText()).containsExactlyInAnyOrder("o1", "o2");
+    assertThat(ls).extracting(n -> n.path("port").asInt()).containsExactlyInAnyOrder(o1.port(), o2.port());
+    assertThat(ls).allSatisfy(n -> assertThat(n.path("metadata").path("team").asText()).isEqualTo("fulfilment"));
 
     shopPort = LoopbackPorts.pick();
     ChildProcess shop = app("shop", "shop.jar", "--server.port=" + shopPort, "--muster.instance.id=shop1");
