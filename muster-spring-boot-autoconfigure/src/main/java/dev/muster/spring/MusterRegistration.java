@@ -17,7 +17,7 @@ public final class MusterRegistration implements Registration {
   private final String service;
   private final String host;
   private final IntFunction<Instance> build;
-  private volatile Instance instance;
+  private volatile MusterServiceInstance bound; // null until the web server bound its port
 
   /** {@code build} makes the instance for the bound port. */
   public MusterRegistration(String service, String host, IntFunction<Instance> build) {
@@ -28,21 +28,22 @@ public final class MusterRegistration implements Registration {
 
   /** The instance as registered, or null before the web server bound its port. */
   public Instance instance() {
-    return instance;
+    MusterServiceInstance b = bound;
+    return b == null ? null : b.instance();
   }
 
   /** Builds the instance for the port the web server bound; once. */
   synchronized Instance bind(int port) {
-    if (instance == null) {
-      instance = build.apply(port);
+    if (bound == null) {
+      bound = new MusterServiceInstance(build.apply(port));
     }
-    return instance;
+    return bound.instance();
   }
 
   @Override
   public String getInstanceId() {
-    Instance i = instance;
-    return i == null ? null : i.id();
+    MusterServiceInstance b = bound;
+    return b == null ? null : b.getInstanceId();
   }
 
   @Override
@@ -57,14 +58,14 @@ public final class MusterRegistration implements Registration {
 
   @Override
   public int getPort() {
-    Instance i = instance;
-    return i == null ? 0 : i.port();
+    MusterServiceInstance b = bound;
+    return b == null ? 0 : b.getPort();
   }
 
   @Override
   public boolean isSecure() {
-    Instance i = instance;
-    return i != null && "true".equalsIgnoreCase(i.metadata().get("secure"));
+    MusterServiceInstance b = bound;
+    return b != null && b.isSecure();
   }
 
   @Override
@@ -74,14 +75,14 @@ public final class MusterRegistration implements Registration {
 
   @Override
   public Map<String, String> getMetadata() {
-    Instance i = instance;
-    return i == null ? Map.of() : new MusterServiceInstance(i).getMetadata();
+    MusterServiceInstance b = bound;
+    return b == null ? Map.of() : b.getMetadata();
   }
 
   @Override
   public String toString() {
-    Instance i = instance;
-    return "MusterRegistration[" + service + (i == null ? " (not bound yet)" : " " + i.key().path() + " " + host
-        + ":" + i.port()) + "]";
+    MusterServiceInstance b = bound;
+    return "MusterRegistration[" + service + (b == null ? " (not bound yet)" : " " + b.instance().key().path() + " "
+        + host + ":" + b.getPort()) + "]";
   }
 }
