@@ -4,6 +4,7 @@ import dev.muster.bench.curator.CuratorBench;
 import dev.muster.bench.etcd.EtcdBench;
 import dev.muster.bench.etcd.TlsBench;
 import dev.muster.bench.grpc.GrpcBench;
+import dev.muster.bench.spring.SpringBench;
 import dev.muster.bench.report.Machine;
 import dev.muster.bench.report.ResultTables;
 import dev.muster.bench.support.Plan;
@@ -39,7 +40,7 @@ import picocli.CommandLine;
             + " with the machine's load."})
 public final class BenchMain implements Callable<Integer> {
   /** The parts of a run. */
-  enum Section { jmh, etcd, curator, tls, grpc }
+  enum Section { jmh, etcd, curator, tls, grpc, spring }
 
   @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
   boolean help;
@@ -104,6 +105,8 @@ public final class BenchMain implements Callable<Integer> {
     SideResult curator = sections.contains(Section.curator) ? CuratorBench.run(plan, logs, progress) : null;
     TlsBench.Result tls = sections.contains(Section.tls) ? TlsBench.run(plan, logs, progress) : null;
     GrpcBench.Result grpc = sections.contains(Section.grpc) ? GrpcBench.run(plan, logs, progress) : null;
+    SpringBench.Result spring = sections.contains(Section.spring)
+        ? SpringBench.run(repository(), quick ? 2 : 5, logs, progress) : null;
     double took = (System.nanoTime() - t0) / 1e9;
     ResultTables report = new ResultTables(new ResultTables.Run(mode + String.format(", took %.0f s", took),
         Machine.describe(), jmh, etcd == null ? null : etcd.muster(), etcd == null ? null : etcd.floor(), curator,
@@ -112,6 +115,9 @@ public final class BenchMain implements Callable<Integer> {
     ByteArrayOutputStream text = new ByteArrayOutputStream();
     try (PrintStream both = new PrintStream(text, true, StandardCharsets.UTF_8)) {
       report.print(both);
+      if (spring != null) {
+        spring.print(both); // its own table; not in results.csv
+      }
     }
     System.out.print(text.toString(StandardCharsets.UTF_8));
     Files.writeString(out.resolve("results.txt"), text.toString(StandardCharsets.UTF_8));
@@ -122,11 +128,22 @@ public final class BenchMain implements Callable<Integer> {
         || (etcd != null && !etcd.muster().failures().isEmpty())
         || (curator != null && !curator.failures().isEmpty())
         || (tls != null && !tls.failures().isEmpty())
-        || (grpc != null && !grpc.failures().isEmpty());
+        || (grpc != null && !grpc.failures().isEmpty())
+        || (spring != null && !spring.failures().isEmpty());
     failures.forEach(f -> System.err.println("muster bench: " + f));
     if (failed) {
       System.err.println("muster bench: some measurements failed (see the notes above); their rows are missing");
     }
     return failed ? 1 : 0;
+  }
+
+  /** The checkout this bench jar was built in (muster-bench/target/*.jar): where the example jars are. */
+  private static Path repository() {
+    try {
+      Path jar = Path.of(BenchMain.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      return jar.getParent().getParent().getParent();
+    } catch (java.net.URISyntaxException e) {
+      return Path.of(".");
+    }
   }
 }

@@ -1,0 +1,195 @@
+package dev.muster.example.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.muster.etcd.EtcdConfig;
+import dev.muster.etcd.EtcdRegistry;
+import dev.muster.registry.Instance;
+import dev.muster.testing.ChildProcess;
+import dev.muster.testing.EtcdCluster;
+import dev.muster.testing.LoopbackPorts;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The two Spring Boot examples as real processes on a real etcd: {@code orders} instances register themselves
+ * with the ports Tomcat bound, {@code shop} calls them through a {@code @LoadBalanced} {@code RestClient} on
+ * Muster's load balancer. One {@code orders} SIGKILLed, one SIGTERMed (graceful) and a new one started cost
+ * {@code shop} no call; with etcd SIGKILLed for 10 s {@code shop} keeps calling on the last known set and its
+ * health shows the cache stale, then fresh again. Every process is stopped by pid.
+ */
+@Timeout(value = 6, unit = TimeUnit.MINUTES)
+class SpringFleetIT {
+  @RegisterExtension
+  static EtcdCluster etcd = EtcdCluster.builder().members(1).build();
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private final List<ChildProcess> apps = new ArrayList<>();
+  private final String namespace = "spring" + Long.toHexString(System.nanoTime() & 0xffffff);
+  private EtcdRegistry registry;
+  private int shopPort;
+
+  @AfterEach
+  void stop() {
+    apps.forEach(ChildProcess::close);
+    if (registry != null) {
+      registry.close();
+    }
+  }
+
+  private ChildProcess app(String name, String jarProperty, String... args) {
+    List<String> rest = new ArrayList<>(List.of("-jar", Path.of(System.getProperty(jarProperty)).toString(),
+        "--muster.endpoints=" + etcd.endpointsString(), "--muster.namespace=" + namespace,
+        "--spring.main.banner-mode=off"));
+    rest.addAll(List.of(args));
+    ChildProcess p = ChildProcess.start(name, ChildProcess.javaCommand(
+        List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), rest));
+    apps.add(p);
+    return p;
+  }
+
+  /** Starts {@code orders} as {@code id} and waits until it is registered; returns its registered record. */
+  private Instance orders(String id) {
+    ChildProcess p = app(id, "orders.jar", "--muster.instance.id=" + id, "--muster.instance.ttl=3s",
+        "--muster.instance.keepalive=1s", "--muster.instance.drain=1s");
+    await(id + " registered").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100))
+        .until(() -> registered(id).isPresent() || !p.isAlive());
+    assertThat(p.isAlive()).as("%s: %s", id, p.stderrTail()).isTrue();
+    return registered(id).orElseThrow();
+  }
+
+  private Optional<Instance> registered(String id) {
+    return registry.list(namespace, "orders").instances().stream().filter(i -> i.id().equals(id)).findFirst();
+  }
+
+  /** {@code muster ls orders --json}: one JSON object per instance. */
+  private List<JsonNode> musterLs() throws IOException, InterruptedException {
+    try (ChildProcess ls = ChildProcess.start("muster-ls", ChildProcess.javaCommand(List.of(), List.of("-jar",
+        System.getProperty("muster.jar"), "ls", "orders", "--json", "--namespace", namespace, "--endpoints",
+        etcd.endpointsString())))) {
+      assertThat(ls.exitCode(Duration.ofSeconds(60))).as("muster ls: %s", ls.stderrTail()).isZero();
+      List<JsonNode> instances = new ArrayList<>();
+      for (String line : ls.stdout()) {
+        JsonNode n = JSON.readTree(line);
+        if (n.has("id")) {
+          instances.add(n);
+        }
+      }
+      return instances;
+    }
+  }
+
+  private JsonNode get(int port, String path) throws IOException, InterruptedException {
+    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != 200) {
+      throw new IOException(path + " answered " + r.statusCode() + ": " + r.body());
+    }
+    return JSON.readTree(r.body());
+  }
+
+  /** What {@code n} calls of shop's {@code /buy} every 20 ms got: served_by counts and failures, while {@code during} runs half-way. */
+  private Map<String, Integer> calls(int n, List<String> failures, Runnable during) throws InterruptedException {
+    Map<String, Integer> servedBy = new TreeMap<>();
+    for (int i = 0; i < n; i++) {
+      if (i == n / 2 && during != null) {
+        during.run();
+      }
+      try {
+        servedBy.merge(get(shopPort, "/buy/" + i).path("served_by").asText("?"), 1, Integer::sum);
+      } catch (IOException e) {
+        failures.add(e.getMessage());
+      }
+      Thread.sleep(20);
+    }
+    return servedBy;
+  }
+
+  @Test
+  void shopCallsOrdersThroughKillsRollingRestartsNewInstancesAndAnEtcdOutage() throws Exception {
+    registry = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()));
+    Instance o1 = orders("o1");
+    Instance o2 = orders("o2");
+    // Registered with the port Tomcat bound (server.port=0) and the configured metadata; that port answers as o1.
+    assertThat(o1.port()).isPositive().isNotEqualTo(o2.port());
+    assertThat(o1.metadata()).containsEntry("team", "fulfilment");
+    assertThat(o1.address()).isEqualTo("127.0.0.1");
+    assertThat(get(o1.port(), "/orders/7").path("served_by").asText()).isEqualTo("o1");
+    // ... and muster ls, the command line's view, shows both with those ports and metadata.
+    List<JsonNode> ls = musterLs();
+    assertThat(ls).extracting(n -> n.path("id").asText()).containsExactlyInAnyOrder("o1", "o2");
+    assertThat(ls).extracting(n -> n.path("port").asInt()).containsExactlyInAnyOrder(o1.port(), o2.port());
+    assertThat(ls).allSatisfy(n -> assertThat(n.path("metadata").path("team").asText()).isEqualTo("fulfilment"));
+
+    shopPort = LoopbackPorts.pick();
+    ChildProcess shop = app("shop", "shop.jar", "--server.port=" + shopPort, "--muster.instance.id=shop1");
+    await("shop answers").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
+      assertThat(shop.isAlive()).as("shop: %s", shop.stderrTail()).isTrue();
+      try {
+        return get(shopPort, "/buy/1").has("served_by");
+      } catch (IOException e) {
+        return false;
+      }
+    });
+
+    List<String> failures = new ArrayList<>();
+    Map<String, Integer> spread = calls(60, failures, null);
+    System.out.println("[spring fleet IT] spread: " + spread);
+    assertThat(failures).isEmpty();
+    assertThat(spread).containsKeys("o1", "o2");
+
+    ChildProcess p1 = apps.get(0);
+    Map<String, Integer> killed = calls(100, failures, p1::kill);
+    System.out.println("[spring fleet IT] o1 SIGKILLed half-way: " + killed + ", failed " + failures);
+    assertThat(failures).as("idempotent GETs across a SIGKILL").isEmpty();
+
+    Instance o3 = orders("o3");
+    long ready = System.nanoTime();
+    await("o3 gets calls").atMost(Duration.ofSeconds(20)).until(() -> "o3".equals(get(shopPort, "/buy/2")
+        .path("served_by").asText()));
+    System.out.printf("[spring fleet IT] o3 (port %d) served a call %d ms after it was registered%n", o3.port(),
+        (System.nanoTime() - ready) / 1_000_000);
+
+    ChildProcess p2 = apps.get(1);
+    Map<String, Integer> terminated = calls(150, failures, p2::terminate);
+    System.out.println("[spring fleet IT] o2 SIGTERMed half-way: " + terminated + ", failed " + failures);
+    assertThat(failures).as("calls across a graceful stop").isEmpty();
+    assertThat(p2.exitCode(Duration.ofSeconds(60))).as("o2: %s", p2.stderrTail()).isIn(0, 143);
+    assertThat(registered("o2")).as("o2's key after its stop").isEmpty();
+
+    etcd.member(0).kill();
+    Map<String, Integer> outage = calls(200, failures, null); // about 10 s
+    JsonNode health = get(shopPort, "/actuator/health");
+    JsonNode cache = health.path("components").path("muster").path("details").path("caches").path("orders");
+    System.out.println("[spring fleet IT] etcd down: " + outage + ", failed " + failures + "; health " + cache);
+    assertThat(failures).as("calls with etcd down").isEmpty();
+    assertThat(cache.path("stale").asBoolean()).as("shop's health during the outage: %s", health).isTrue();
+    assertThat(health.path("status").asText()).isEqualTo("UP");
+
+    etcd.member(0).restart();
+    await("shop's cache fresh again").atMost(Duration.ofSeconds(60)).until(() -> !get(shopPort, "/actuator/health")
+        .path("components").path("muster").path("details").path("caches").path("orders").path("stale")
+        .asBoolean(true));
+    assertThat(calls(20, failures, null)).containsKey("o3");
+    assertThat(failures).isEmpty();
+  }
+}

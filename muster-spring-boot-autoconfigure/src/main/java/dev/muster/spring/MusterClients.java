@@ -1,0 +1,121 @@
+package dev.muster.spring;
+
+import dev.muster.RegistryUnavailableException;
+import dev.muster.balance.BalancerConfig;
+import dev.muster.cache.CacheConfig;
+import dev.muster.client.MusterClient;
+import dev.muster.etcd.EtcdRegistry;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One {@link MusterClient} per service this application calls — its endpoint cache (a live watch), its balancer
+ * and ejection, its retry budget — started on first use and closed with the application. Discovery, the load
+ * balancer, health and the actuator endpoint all read the same client, so they agree on one set per service.
+ *
+ * <p>Thread-safe: {@link #client} may be called from any thread; a service's client is created once.
+ */
+public final class MusterClients implements AutoCloseable {
+  private final EtcdRegistry registry;
+  private final MusterProperties properties;
+  private final MeterRegistry meters; // null without Micrometer
+  private final Map<String, MusterClient> clients = new ConcurrentHashMap<>();
+  private volatile boolean closed;
+  private volatile List<String> lastServices = List.of();
+
+  public MusterClients(EtcdRegistry registry, MusterProperties properties, MeterRegistry meters) {
+    this.registry = Objects.requireNonNull(registry, "registry");
+    this.properties = Objects.requireNonNull(properties, "properties");
+    this.meters = meters;
+  }
+
+  /** The client of {@code service}, started (its cache ranging and watching) on the first call. */
+  public MusterClient client(String service) {
+    if (closed) {
+      throw new IllegalStateException("Muster's clients are closed (the application is stopping); " + service
+          + " cannot be looked up now");
+    }
+    return clients.computeIfAbsent(service, this::start);
+  }
+
+  /** The services with a started client, and their clients. */
+  public Map<String, MusterClient> started() {
+    return Map.copyOf(clients);
+  }
+
+  /**
+   * The names of the services registered in the namespace, read from etcd. While etcd cannot be reached, the last
+   * list read (with the services whose caches run), so that a health check built on it — Spring Cloud's
+   * {@code discoveryComposite} — does not turn an application that keeps calling its last known sets DOWN.
+   */
+  public List<String> services() {
+    try {
+      List<String> now = registry.list(properties.namespace(), null).instances().stream()
+          .map(dev.muster.registry.Instance::service).distinct().sorted().toList();
+      lastServices = now;
+      return now;
+    } catch (RegistryUnavailableException e) {
+      java.util.TreeSet<String> known = new java.util.TreeSet<>(lastServices);
+      known.addAll(clients.keySet());
+      return List.copyOf(known);
+    }
+  }
+
+  public EtcdRegistry registry() {
+    return registry;
+  }
+
+  private MusterClient start(String service) {
+    MusterProperties.Discovery d = properties.discovery();
+    String zone = d.zone() != null ? d.zone() : properties.instance().zone();
+    MusterClient.Builder b = MusterClient.builder(registry).service(service)
+        .cache(CacheConfig.builder(service).namespace(properties.namespace()).version(d.version()).build())
+        .balancer(BalancerConfig.defaults().toBuilder().localZone(zone).build())
+        .firstSetTimeout(d.firstSetTimeout());
+    if (meters != null) {
+      b.meters(meters);
+    }
+    MusterClient client = b.build();
+    if (meters != null) {
+      bind(client, service);
+    }
+    return client;
+  }
+
+  /**
+   * The cache's and the balancer's state as meters, tagged {@code service}: {@code muster.cache.endpoints},
+   * {@code muster.cache.stale} (1 while stale), {@code muster.cache.revision}, {@code muster.balancer.ejected}
+   * (endpoints ejected now), and the counters {@code muster.balancer.ejections} and
+   * {@code muster.retry.budget.refused}. (Calls made through {@code MusterClient.call} also get the
+   * {@code muster.call.*} meters.)
+   */
+  private void bind(MusterClient client, String service) {
+    Tags tags = Tags.of("service", service);
+    Gauge.builder("muster.cache.endpoints", client, c -> c.cache().current().size()).tags(tags)
+        .description("instances in the service's endpoint set").register(meters);
+    Gauge.builder("muster.cache.stale", client, c -> c.cache().isStale() ? 1 : 0).tags(tags)
+        .description("1 while the endpoint set may be out of date (etcd unreachable, watch broken)").register(meters);
+    Gauge.builder("muster.cache.revision", client, c -> c.cache().revision()).tags(tags)
+        .description("the etcd revision the endpoint set is at").register(meters);
+    Gauge.builder("muster.balancer.ejected", client,
+        c -> c.balancer().endpoints().stream().filter(e -> e.isEjected()).count()).tags(tags)
+        .description("endpoints ejected now").register(meters);
+    FunctionCounter.builder("muster.balancer.ejections", client, c -> c.balancer().detector().ejections())
+        .tags(tags).description("ejections since start").register(meters);
+    FunctionCounter.builder("muster.retry.budget.refused", client, c -> c.budget().refused()).tags(tags)
+        .description("retries the budget refused").register(meters);
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    clients.values().forEach(MusterClient::close);
+    clients.clear();
+  }
+}

@@ -1,0 +1,65 @@
+package dev.muster.spring;
+
+import dev.muster.balance.Balancer;
+import dev.muster.balance.EndpointState;
+import dev.muster.client.MusterClient;
+import org.springframework.cloud.client.ServiceInstance;
+import org.springframework.cloud.client.loadbalancer.DefaultResponse;
+import org.springframework.cloud.client.loadbalancer.EmptyResponse;
+import org.springframework.cloud.client.loadbalancer.Request;
+import org.springframework.cloud.client.loadbalancer.Response;
+import org.springframework.cloud.client.loadbalancer.RetryableRequestContext;
+import org.springframework.cloud.loadbalancer.core.ReactorServiceInstanceLoadBalancer;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Spring Cloud's load balancer on Muster's engine: {@link #choose} asks the service's {@link Balancer} — power of
+ * two choices over the live set, weights, zone preference, locally ejected endpoints left out, panic routing
+ * when too many are — the same allocation-free pick as {@code MusterClient}'s. A retry (Spring Cloud's
+ * {@link RetryableRequestContext} with a previous instance) avoids the endpoint of the failed attempt. The calls'
+ * outcomes come back through {@link MusterLoadBalancerLifecycle}.
+ *
+ * <p>Thread-safe. Before the service's first set is known, a choice waits for it (up to
+ * {@code muster.discovery.first-set-timeout}) on Reactor's bounded-elastic scheduler, never on the caller's.
+ */
+public final class MusterLoadBalancer implements ReactorServiceInstanceLoadBalancer {
+  private final String serviceId;
+  private final MusterClients clients;
+
+  public MusterLoadBalancer(String serviceId, MusterClients clients) {
+    this.serviceId = serviceId;
+    this.clients = clients;
+  }
+
+  @Override
+  @SuppressWarnings("rawtypes")
+  public Mono<Response<ServiceInstance>> choose(Request request) {
+    MusterClient client = clients.client(serviceId);
+    if (client.isReady()) {
+      return Mono.just(pick(client, request));
+    }
+    return Mono.fromCallable(() -> {
+      client.awaitReady(client.firstSetTimeout());
+      return pick(client, request);
+    }).subscribeOn(Schedulers.boundedElastic());
+  }
+
+  @SuppressWarnings("rawtypes")
+  private Response<ServiceInstance> pick(MusterClient client, Request request) {
+    EndpointState avoid = previous(request);
+    EndpointState picked = avoid == null ? client.balancer().pick() : client.balancer().pick(avoid);
+    return picked == null ? new EmptyResponse()
+        : new DefaultResponse(new MusterServiceInstance(picked.instance(), picked));
+  }
+
+  /** The endpoint a retried request went to before, if Spring Cloud says this is a retry. */
+  @SuppressWarnings("rawtypes")
+  private static EndpointState previous(Request request) {
+    if (request != null && request.getContext() instanceof RetryableRequestContext retry
+        && retry.getPreviousServiceInstance() instanceof MusterServiceInstance before) {
+      return before.picked();
+    }
+    return null;
+  }
+}

@@ -1,0 +1,99 @@
+package dev.muster.spring;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * Everything under {@code muster.*}. Setting {@code muster.endpoints} turns Muster on; the rest has defaults.
+ *
+ * @param enabled false turns Muster off although {@code muster.endpoints} is set (tests, a local run)
+ * @param endpoints etcd's client URLs, comma-separated ({@code http://} or {@code https://})
+ * @param namespace the namespace this application registers in and discovers from
+ * @param requestTimeout each etcd request's deadline
+ * @param user the etcd user (with {@code passwordFile}); without it, no etcd auth, or the client certificate's CN
+ * @param passwordFile a file holding the etcd user's password (there is no password property on purpose)
+ * @param tls TLS to etcd: CA, client certificate and key, authority
+ * @param instance how this application registers itself
+ * @param discovery how this application finds others
+ * @param loadbalancer whether Spring Cloud LoadBalancer uses Muster's engine
+ */
+@ConfigurationProperties("muster")
+public record MusterProperties(
+    @DefaultValue("true") boolean enabled,
+    String endpoints,
+    @DefaultValue("default") String namespace,
+    @DefaultValue("2s") Duration requestTimeout,
+    String user,
+    Path passwordFile,
+    @DefaultValue Tls tls,
+    @DefaultValue Instance instance,
+    @DefaultValue Discovery discovery,
+    @DefaultValue LoadBalancer loadbalancer) {
+
+  /**
+   * TLS to etcd; all three files together turn it on ({@code https://} endpoints).
+   *
+   * @param cacert the CA that signed etcd's certificate (PEM)
+   * @param cert this client's certificate (PEM), for mutual TLS
+   * @param key this client's private key (PEM, PKCS#8)
+   * @param authority the host name to check etcd's certificate against, when it is not the endpoints' host
+   */
+  public record Tls(Path cacert, Path cert, Path key, String authority) {}
+
+  /**
+   * This application's registration. Service name: {@code spring.application.name}; port: the one the web server
+   * bound.
+   *
+   * @param id the instance id (default: {@code host-port-6 random hex})
+   * @param address the host consumers dial (default: the first non-loopback IPv4 address, else 127.0.0.1)
+   * @param version the service version it registers under
+   * @param zone its zone, preferred by consumers in the same zone
+   * @param region its region
+   * @param weight its weight, 0-10000 (0 = registered but not picked)
+   * @param tags free-form tags
+   * @param metadata free-form key/value pairs
+   * @param ttl the lease TTL (at least 2 s)
+   * @param keepalive the keepalive interval (below a third of the TTL)
+   * @param drain how long DRAINING is published before the web server stops taking requests
+   */
+  public record Instance(
+      String id,
+      String address,
+      @DefaultValue("v1") String version,
+      String zone,
+      String region,
+      @DefaultValue("100") int weight,
+      List<String> tags,
+      Map<String, String> metadata,
+      @DefaultValue("10s") Duration ttl,
+      @DefaultValue("3s") Duration keepalive,
+      @DefaultValue("5s") Duration drain) {
+
+    public Instance {
+      tags = tags == null ? List.of() : List.copyOf(tags);
+      metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
+    }
+  }
+
+  /**
+   * @param enabled whether every load-balanced client uses Muster's balancer and pushing supplier (default true);
+   *     false leaves Spring Cloud's defaults (round robin, a discovery list cached for 35 s)
+   */
+  public record LoadBalancer(@DefaultValue("true") boolean enabled) {}
+
+  /**
+   * Discovery and load balancing.
+   *
+   * @param version the version of the services this application calls
+   * @param zone this application's own zone, for zone preference (default: {@code muster.instance.zone})
+   * @param firstSetTimeout how long a first lookup of a service waits for its endpoint set
+   */
+  public record Discovery(
+      @DefaultValue("v1") String version,
+      String zone,
+      @DefaultValue("10s") Duration firstSetTimeout) {}
+}

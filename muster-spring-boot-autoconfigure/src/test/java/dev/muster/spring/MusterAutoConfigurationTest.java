@@ -1,0 +1,111 @@
+package dev.muster.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.muster.etcd.EtcdRegistry;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.cloud.client.discovery.DiscoveryClient;
+import org.springframework.cloud.client.loadbalancer.LoadBalancedRetryFactory;
+import org.springframework.cloud.client.serviceregistry.AutoServiceRegistrationAutoConfiguration;
+import org.springframework.cloud.commons.util.UtilAutoConfiguration;
+
+/** Which beans appear for which properties; no etcd is contacted (jetcd connects on first use). */
+class MusterAutoConfigurationTest {
+  private final ApplicationContextRunner runner = new ApplicationContextRunner()
+      .withConfiguration(AutoConfigurations.of(UtilAutoConfiguration.class,
+          AutoServiceRegistrationAutoConfiguration.class, MusterAutoConfiguration.class,
+          MusterServiceRegistryAutoConfiguration.class, MusterDiscoveryAutoConfiguration.class,
+          MusterLoadBalancerAutoConfiguration.class, MusterActuatorAutoConfiguration.class,
+          org.springframework.cloud.loadbalancer.config.LoadBalancerAutoConfiguration.class,
+          org.springframework.cloud.loadbalancer.config.BlockingLoadBalancerClientAutoConfiguration.class));
+
+  @Test
+  void withoutMusterEndpointsNothingOfMusterIsCreated() {
+    runner.withPropertyValues("spring.application.name=orders").run(ctx -> {
+      assertThat(ctx).hasNotFailed();
+      assertThat(ctx).doesNotHaveBean(EtcdRegistry.class).doesNotHaveBean(MusterClients.class)
+          .doesNotHaveBean(MusterServiceRegistry.class).doesNotHaveBean(MusterDiscoveryClient.class);
+    });
+  }
+
+  @Test
+  void withEndpointsTheRegistryDiscoveryLoadBalancingHealthAndTheEndpointAreThere() {
+    runner.withPropertyValues("muster.endpoints=http://127.0.0.1:2", "spring.application.name=orders",
+        "muster.instance.address=127.0.0.1", "muster.instance.zone=eu-1a", "muster.instance.tags=blue,canary",
+        "muster.instance.metadata.team=fulfilment").run(ctx -> {
+          assertThat(ctx).hasNotFailed();
+          assertThat(ctx).hasSingleBean(EtcdRegistry.class).hasSingleBean(MusterClients.class)
+              .hasSingleBean(MusterServiceRegistry.class).hasSingleBean(MusterAutoServiceRegistration.class)
+              .hasSingleBean(MusterDrainLifecycle.class).hasSingleBean(MusterDiscoveryClient.class)
+              .hasSingleBean(MusterReactiveDiscoveryClient.class).hasSingleBean(MusterLoadBalancerLifecycle.class)
+              .hasSingleBean(MusterHealthIndicator.class).hasSingleBean(MusterEndpoint.class);
+          assertThat(ctx.getBean(LoadBalancedRetryFactory.class)).isInstanceOf(MusterRetryFactory.class);
+          assertThat(ctx.getBeansOfType(DiscoveryClient.class).values())
+              .anyMatch(MusterDiscoveryClient.class::isInstance);
+          MusterRegistration r = ctx.getBean(MusterRegistration.class);
+          assertThat(r.getServiceId()).isEqualTo("orders");
+          assertThat(r.getPort()).as("no port before the web server started").isZero();
+          dev.muster.registry.Instance bound = r.bind(8081);
+          assertThat(bound.port()).isEqualTo(8081);
+          assertThat(bound.zone()).isEqualTo("eu-1a");
+          assertThat(bound.tags()).containsExactly("blue", "canary");
+          assertThat(bound.metadata()).containsEntry("team", "fulfilment");
+          assertThat(bound.id()).as("default id names the bound port").contains("8081");
+        });
+  }
+
+  @Test
+  void theDefaultsAreDocumentedOnes() {
+    runner.withPropertyValues("muster.endpoints=http://127.0.0.1:2", "spring.application.name=orders")
+        .run(ctx -> {
+          MusterProperties p = ctx.getBean(MusterProperties.class);
+          assertThat(p.namespace()).isEqualTo("default");
+          assertThat(p.requestTimeout()).isEqualTo(Duration.ofSeconds(2));
+          assertThat(p.instance().ttl()).isEqualTo(Duration.ofSeconds(10));
+          assertThat(p.instance().keepalive()).isEqualTo(Duration.ofSeconds(3));
+          assertThat(p.instance().drain()).isEqualTo(Duration.ofSeconds(5));
+          assertThat(p.instance().weight()).isEqualTo(100);
+          assertThat(p.instance().version()).isEqualTo("v1");
+          assertThat(p.discovery().firstSetTimeout()).isEqualTo(Duration.ofSeconds(10));
+        });
+  }
+
+  @Test
+  void registrationCanBeTurnedOffAndThenNeedsNoApplicationName() {
+    runner.withPropertyValues("muster.endpoints=http://127.0.0.1:2",
+        "spring.cloud.service-registry.auto-registration.enabled=false").run(ctx -> {
+          assertThat(ctx).hasNotFailed();
+          assertThat(ctx).doesNotHaveBean(MusterServiceRegistry.class).hasSingleBean(MusterDiscoveryClient.class);
+        });
+  }
+
+  @Test
+  void aMissingApplicationNameFailsTheStartWithOneClearReason() {
+    runner.withPropertyValues("muster.endpoints=http://127.0.0.1:2").run(ctx -> {
+      assertThat(ctx).hasFailed();
+      assertThat(ctx.getStartupFailure()).rootCause().hasMessageContaining("spring.application.name is not set")
+          .hasMessageContaining("auto-registration.enabled=false");
+    });
+  }
+
+  @Test
+  void aBadInstanceValueFailsTheStartNamingIt() {
+    runner.withPropertyValues("muster.endpoints=http://127.0.0.1:2", "spring.application.name=orders",
+        "muster.instance.address=127.0.0.1", "muster.instance.weight=50000").run(ctx -> {
+          assertThat(ctx).hasFailed();
+          assertThat(ctx.getStartupFailure()).rootCause().hasMessageContaining("weight").hasMessageContaining("50000");
+        });
+  }
+
+  @Test
+  void aUserWithoutAPasswordFileFailsTheStartSayingWhatIsMissing() {
+    runner.withPropertyValues("muster.endpoints=http://127.0.0.1:2", "spring.application.name=orders",
+        "muster.user=orders").run(ctx -> {
+          assertThat(ctx).hasFailed();
+          assertThat(ctx.getStartupFailure()).rootCause().hasMessageContaining("muster.password-file");
+        });
+  }
+}
