@@ -3,6 +3,7 @@ package dev.muster.cli;
 import dev.muster.etcd.EtcdRegistry;
 import dev.muster.etcd.internal.NegativeControls;
 import dev.muster.registry.Instance;
+import dev.muster.registry.InstanceState;
 import dev.muster.registry.RegistrarConfig;
 import dev.muster.registry.Registration;
 import dev.muster.registry.RegistrationEvent;
@@ -10,6 +11,7 @@ import dev.muster.registry.RegistrationState;
 import dev.muster.registry.internal.RegistrarControls;
 import dev.muster.sign.SigningKey;
 import java.io.PrintWriter;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -87,9 +89,25 @@ final class RegisterCommand implements Callable<Integer> {
           + " (the lab's drain scenario; default ${DEFAULT-VALUE}).")
   Duration helloDelay;
 
+  @Option(names = "--start-not-ready", description = "Register as STARTING (in every cache, picked by none) and stay"
+      + " so until --ready-url answers 2xx (without --ready-url: for good, a test of consumers).")
+  boolean startNotReady;
+
+  @Option(names = "--ready-url", paramLabel = "URL", description = "Register as STARTING, poll URL (GET, every 200"
+      + " ms, 1 s timeout) and put UP at its first 2xx; prints a \"ready\" line. Implies --start-not-ready.")
+  URI readyUrl;
+
   @Override
   public Integer call() throws InterruptedException {
+    if (readyUrl != null && !"http".equals(readyUrl.getScheme()) && !"https".equals(readyUrl.getScheme())) {
+      throw new Errors.UsageException("--ready-url is " + readyUrl + ": use an http:// or https:// URL such as"
+          + " http://127.0.0.1:8080/ready");
+    }
     Instance instance = instance();
+    if (startNotReady || readyUrl != null) {
+      instance = instance.state(InstanceState.STARTING);
+    }
+    Instance registered = instance;
     SigningKey signingKey = signKey == null ? null : SigningKey.read(signKey); // a bad file exits 2 before etcd
     HelloServer hello = serveHello
         ? HelloServer.start(instance.address(), instance.port(), instance.id(), helloDelay) : null;
@@ -102,7 +120,7 @@ final class RegisterCommand implements Callable<Integer> {
     Registration registration;
     try {
       registration = NegativeControls.register(registry, instance, config, controls, event -> {
-        JsonLines.print(out, EventLines.of(event, instance));
+        JsonLines.print(out, EventLines.of(event, registered));
         if (event.type() == RegistrationEvent.Type.FAILED || event.type() == RegistrationEvent.Type.REVOKED) {
           ended.complete(event);
         }
@@ -124,6 +142,9 @@ final class RegisterCommand implements Callable<Integer> {
         }
         hello.stop();
       }, "muster-hello-stop"));
+    }
+    if (readyUrl != null) {
+      ReadyPoller.start(readyUrl, registration, out);
     }
     RegistrationEvent last = awaitEnd(ended);
     if (registration.state() != RegistrationState.FAILED) {

@@ -185,6 +185,51 @@ class RegisterCommandIT {
     }
   }
 
+  @Test
+  void readyUrlRegistersStartingAndPutsUpAtItsFirst2xx() throws Exception {
+    String service = newService();
+    java.util.concurrent.atomic.AtomicBoolean warm = new java.util.concurrent.atomic.AtomicBoolean();
+    com.sun.net.httpserver.HttpServer ready = com.sun.net.httpserver.HttpServer.create(
+        new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    ready.createContext("/ready", exchange -> {
+      exchange.sendResponseHeaders(warm.get() ? 200 : 503, -1);
+      exchange.close();
+    });
+    ready.start();
+    try (ChildProcess p = register(service, "r-1", "--ready-url",
+        "http://127.0.0.1:" + ready.getAddress().getPort() + "/ready")) {
+      awaitEvent(p, "registered");
+      assertThat(state(service, "r-1")).isEqualTo("STARTING");
+      Thread.sleep(1000); // five polls answered 503: still STARTING
+      assertThat(state(service, "r-1")).isEqualTo("STARTING");
+      assertThat(p.json().eventNames()).doesNotContain("ready");
+
+      warm.set(true);
+      JsonNode readyLine = awaitEvent(p, "ready");
+      assertThat(readyLine.get("after_ms").asLong()).isGreaterThanOrEqualTo(1000);
+      assertThat(state(service, "r-1")).isEqualTo("UP");
+    } finally {
+      ready.stop(0);
+    }
+  }
+
+  @Test
+  void aReadyUrlThatIsNotHttpIsOneLineAndExitTwo() throws Exception {
+    try (ChildProcess p = MusterJar.run(EXIT, "register", "--endpoints", etcd.endpointsString(), "--service",
+        newService(), "--address", "127.0.0.1:9000", "--ready-url", "ftp://127.0.0.1/ready")) {
+      assertThat(p.exitCode().getAsInt()).isEqualTo(2);
+      assertThat(String.join("\n", p.stderr()).strip()).startsWith("muster: --ready-url is ftp://127.0.0.1/ready")
+          .doesNotContain("\n");
+    }
+  }
+
+  /** The state field of the record in etcd. */
+  private String state(String service, String id) throws Exception {
+    KeyValue kv = get(key(service, id)).getKvs().get(0);
+    return new com.fasterxml.jackson.databind.ObjectMapper().readTree(kv.getValue().getBytes()).path("state")
+        .asText("UP");
+  }
+
   private ChildProcess register(String service, String id, String... extra) {
     List<String> args = new java.util.ArrayList<>(List.of("register", "--endpoints", etcd.endpointsString(),
         "--service", service, "--id", id));

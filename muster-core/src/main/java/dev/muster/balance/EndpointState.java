@@ -69,6 +69,16 @@ public final class EndpointState {
     return instance.state() == InstanceState.DRAINING;
   }
 
+  /** Registered but not ready: never a candidate, not even in panic. */
+  public boolean isStarting() {
+    return instance.state() == InstanceState.STARTING;
+  }
+
+  /** Not ejected, and its record takes new calls ({@code UP}). */
+  public boolean isAvailable() {
+    return !isEjected() && instance.state().takesNewCalls();
+  }
+
   /** Attempts started and not yet finished. */
   public int inFlight() {
     return inFlight.get();

@@ -2,7 +2,6 @@ package dev.muster.balance;
 
 import dev.muster.outlier.OutlierState;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.random.RandomGenerator;
@@ -10,8 +9,10 @@ import java.util.random.RandomGenerator;
 /*
  * How the candidates are chosen, at build time (never on the pick path):
  *
- *   available = not ejected and not DRAINING
- *   none available (but some endpoints)  -> panic: every endpoint is a candidate, DRAINING and ejected included
+ *   available = not ejected and UP (not STARTING, not DRAINING)
+ *   none available (but some ready)      -> panic: every endpoint that is not STARTING is a candidate, DRAINING and
+ *                                           ejected included (a STARTING one asked not to be called: it may not
+ *                                           even listen yet)
  *   local zone set, and at least minLocalShare of the local zone's endpoints (and at least one) available
  *                                        -> primary = the available local endpoints
  *   otherwise                            -> primary = every available endpoint, any zone
@@ -47,22 +48,26 @@ final class Picker {
     this.outliers = outliers;
 
     List<EndpointState> available = new ArrayList<>();
+    List<EndpointState> ready = new ArrayList<>(); // everything but STARTING: the panic candidates
     boolean ejections = false;
     long nextUneject = 0;
     for (EndpointState e : all) {
+      if (!e.isStarting()) {
+        ready.add(e);
+      }
       if (e.isEjected()) {
         long until = e.outlier().ejectedUntilNanos();
         nextUneject = !ejections || until - nextUneject < 0 ? until : nextUneject;
         ejections = true;
-      } else if (!e.isDraining()) {
+      } else if (e.isAvailable()) {
         available.add(e);
       }
     }
     this.hasEjections = ejections;
     this.nextUnejectNanos = nextUneject;
-    this.panicking = all.length > 0 && available.isEmpty();
+    this.panicking = !ready.isEmpty() && available.isEmpty();
 
-    List<EndpointState> wide = panicking ? Arrays.asList(all) : available;
+    List<EndpointState> wide = panicking ? ready : available;
     List<EndpointState> local = panicking ? List.of() : local(all, available, config);
     this.anyZone = new Tier(preferPositiveWeight(wide));
     this.primary = local.isEmpty() ? anyZone : new Tier(preferPositiveWeight(local));

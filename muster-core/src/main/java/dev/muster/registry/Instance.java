@@ -26,7 +26,7 @@ import java.util.TreeMap;
  * @param version a valid name; {@value #DEFAULT_VERSION} by default
  * @param address host name or IPv4/IPv6 literal, without scheme, port, brackets or spaces
  * @param port 1-65535
- * @param state {@code UP} or {@code DRAINING}; not null
+ * @param state {@code UP}, {@code STARTING} (registered, not ready) or {@code DRAINING}; not null
  * @param weight 0-{@value #MAX_WEIGHT}; {@value #DEFAULT_WEIGHT} by default
  * @param zone null or a valid name
  * @param region null or a valid name
@@ -66,7 +66,7 @@ public record Instance(
       throw new InvalidInputException("port", port, "use 1-65535");
     }
     if (state == null) {
-      throw new InvalidInputException("state", null, "use UP or DRAINING");
+      throw new InvalidInputException("state", null, "use UP, STARTING or DRAINING");
     }
     if (weight < 0 || weight > MAX_WEIGHT) {
       throw new InvalidInputException("weight", weight, "use 0-" + MAX_WEIGHT);

@@ -28,6 +28,22 @@ public interface Registration extends AutoCloseable {
   CompletableFuture<Instance> update(UnaryOperator<Instance> change);
 
   /**
+   * Puts state {@code UP}: an instance registered {@code STARTING} (not ready) starts taking new calls. A put on
+   * the same lease, as {@link #update}; completes with the instance as put.
+   */
+  default CompletableFuture<Instance> ready() {
+    return update(i -> i.state(InstanceState.UP));
+  }
+
+  /**
+   * Puts state {@code STARTING}: the instance stays registered (its lease kept alive) but takes no new calls until
+   * {@link #ready()}; for a provider that lost a dependency it cannot serve without.
+   */
+  default CompletableFuture<Instance> notReady() {
+    return update(i -> i.state(InstanceState.STARTING));
+  }
+
+  /**
    * Starts a graceful stop: publishes state DRAINING, waits the drain period (keeping the lease alive), revokes
    * the lease. Completes when the lease is revoked (or the revoke failed; the key then expires with the lease).
    * Calling it again returns the same future.

@@ -127,7 +127,7 @@ final class ValueDecoder {
         return state;
       }
     }
-    throw bad("state", root.get("state"), "expected \"UP\" or \"DRAINING\"");
+    throw bad("state", root.get("state"), "expected \"UP\", \"STARTING\" or \"DRAINING\"");
   }
 
   private List<String> tags(JsonNode root) {

@@ -6,6 +6,7 @@ import static dev.muster.balance.TestEndpoints.ejectAll;
 import static dev.muster.balance.TestEndpoints.instance;
 import static dev.muster.balance.TestEndpoints.picks;
 import static dev.muster.balance.TestEndpoints.set;
+import static dev.muster.balance.TestEndpoints.starting;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.muster.balance.BalancerConfig.Policy;
@@ -67,6 +68,38 @@ class BalancerAvailabilityTest {
       ticker.advance(Duration.ofSeconds(1));
       assertThat(picks(balancer, 10)).contains("a", "b");
       assertThat(balancer.endpoints()).noneMatch(EndpointState::isEjected);
+    }
+  }
+
+  @Nested
+  class Starting {
+    @Test
+    void aStartingEndpointGetsNoPicksUntilItIsUp() {
+      Balancer balancer = balancer(roundRobin, ticker);
+      balancer.update(set(instance("a"), starting("b")));
+      assertThat(picks(balancer, 100)).containsOnly("a");
+
+      balancer.update(set(instance("a"), instance("b")));
+      assertThat(picks(balancer, 100)).containsOnly("a", "b");
+    }
+
+    @Test
+    void panicNeverRoutesToAStartingEndpoint() {
+      Balancer balancer = balancer(roundRobin, ejectAll(), ticker, 1, null);
+      balancer.update(set(instance("a"), starting("b")));
+      eject(balancer, "a");
+
+      assertThat(balancer.isPanicking()).isTrue();
+      assertThat(picks(balancer, 100)).containsOnly("a");
+    }
+
+    @Test
+    void aSetOfOnlyStartingEndpointsHasNothingToPickAndIsNotAPanic() {
+      Balancer balancer = balancer(roundRobin, ticker);
+      balancer.update(set(starting("a"), starting("b")));
+
+      assertThat(balancer.pick()).isNull();
+      assertThat(balancer.isPanicking()).isFalse();
     }
   }
 

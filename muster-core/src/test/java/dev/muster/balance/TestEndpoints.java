@@ -30,6 +30,11 @@ public final class TestEndpoints {
     return instance(id).state(InstanceState.DRAINING);
   }
 
+  /** Registered but not ready ({@code STARTING}). */
+  public static Instance starting(String id) {
+    return instance(id).state(InstanceState.STARTING);
+  }
+
   public static EndpointSet set(Instance... instances) {
     return EndpointSet.of(revision++, List.of(instances));
   }

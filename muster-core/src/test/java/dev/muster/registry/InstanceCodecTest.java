@@ -69,6 +69,13 @@ class InstanceCodecTest {
   }
 
   @Test
+  void startingRoundTripsAndAnUnknownStateIsRefusedNamingTheThree() {
+    Instance starting = full().state(InstanceState.STARTING);
+    assertThat(InstanceCodec.decode(KEY, InstanceCodec.encode(starting)).state()).isEqualTo(InstanceState.STARTING);
+    assertThat(new String(InstanceCodec.encode(starting), UTF_8)).contains("\"state\":\"STARTING\"");
+  }
+
+  @Test
   void identityComesFromTheKeyNotFromTheValue() {
     InstanceKey other = new InstanceKey("prod", "billing", "v2", "b-1");
     Instance decoded = InstanceCodec.decode(other,
@@ -179,7 +186,7 @@ class InstanceCodecTest {
     assertThatThrownBy(() -> decode("{\"address\":\"h\",\"port\":80,\"metadata\":[]}"))
         .hasMessageContaining("field \"metadata\" has bad value []");
     assertThatThrownBy(() -> decode("{\"address\":\"h\",\"port\":80,\"state\":\"down\"}"))
-        .hasMessageEndingWith("field \"state\" has bad value \"down\": expected \"UP\" or \"DRAINING\"");
+        .hasMessageEndingWith("field \"state\" has bad value \"down\": expected \"UP\", \"STARTING\" or \"DRAINING\"");
     assertThatThrownBy(() -> decode("{\"address\":\"h\",\"port\":80,\"registeredAt\":\"yesterday\"}"))
         .hasMessageContaining("field \"registeredAt\" has bad value \"yesterday\"");
     assertThatThrownBy(() -> decode("{\"schema\":\"1\",\"address\":\"h\",\"port\":80}"))

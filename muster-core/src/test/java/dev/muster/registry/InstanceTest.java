@@ -153,7 +153,7 @@ class InstanceTest {
 
   @Test
   void rejectsAMissingState() {
-    assertThatThrownBy(() -> orders().state(null)).hasMessage("state is missing: use UP or DRAINING");
+    assertThatThrownBy(() -> orders().state(null)).hasMessage("state is missing: use UP, STARTING or DRAINING");
   }
 
   @Test

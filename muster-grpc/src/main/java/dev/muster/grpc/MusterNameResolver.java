@@ -189,13 +189,13 @@ final class MusterNameResolver extends NameResolver {
   }
 
   /**
-   * One group per instance that takes calls ({@code DRAINING} ones left out). Runs on the cache's notify thread,
+   * One group per instance that takes calls ({@code DRAINING} and {@code STARTING} ones left out). Runs on the cache's notify thread,
    * not in the synchronization context: an address that is a host name is looked up here.
    */
   static List<EquivalentAddressGroup> groups(EndpointSet set) {
     List<EquivalentAddressGroup> groups = new ArrayList<>(set.size());
     for (Instance instance : set.instances()) {
-      if (instance.state() != InstanceState.DRAINING) {
+      if (instance.state().takesNewCalls()) { // not DRAINING, not STARTING
         groups.add(group(instance));
       }
     }

@@ -78,7 +78,7 @@ final class MusterPicker extends SubchannelPicker {
     for (int i = 0; i < n; i++) {
       EndpointState e = readyStates[(start + i) % n];
       if (e != avoid) {
-        if (!e.isEjected() && !e.isDraining()) {
+        if (e.isAvailable()) {
           return e;
         }
         notAvoided = notAvoided == null ? e : notAvoided;

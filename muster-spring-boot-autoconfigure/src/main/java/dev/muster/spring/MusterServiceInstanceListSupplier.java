@@ -38,7 +38,7 @@ public final class MusterServiceInstanceListSupplier implements ServiceInstanceL
 
   private void emit(EndpointSet set) {
     synchronized (sets) {
-      sets.tryEmitNext(set.instances().stream().filter(i -> i.state() == dev.muster.registry.InstanceState.UP)
+      sets.tryEmitNext(set.instances().stream().filter(i -> i.state().takesNewCalls())
           .<ServiceInstance>map(MusterServiceInstance::new).toList());
     }
   }

@@ -18,8 +18,8 @@ import org.springframework.cloud.client.serviceregistry.ServiceRegistry;
 /**
  * Spring Cloud's {@link ServiceRegistry} on Muster's registrar: {@link #register} takes a lease and puts the
  * instance (and keeps it alive, re-registering after a lost lease), {@link #drain} publishes {@code DRAINING} and
- * waits the drain period, {@link #deregister} revokes the lease. {@link #setStatus} takes {@code UP} or
- * {@code DRAINING}.
+ * waits the drain period, {@link #deregister} revokes the lease. {@link #setStatus} takes {@code UP},
+ * {@code STARTING} or {@code DRAINING}.
  *
  * <p>The registrar runs with drain 0 and no shutdown hook: Spring's lifecycle decides the order ({@code DRAINING},
  * drain, the web server's graceful shutdown, then the revoke; see {@link MusterDrainLifecycle}). Thread-safe; one
@@ -106,7 +106,7 @@ public final class MusterServiceRegistry implements ServiceRegistry<MusterRegist
     // The EtcdRegistry bean is closed by the application context.
   }
 
-  /** {@code UP} or {@code DRAINING} (case-insensitive). */
+  /** {@code UP}, {@code STARTING} (out of rotation, still registered) or {@code DRAINING} (case-insensitive). */
   @Override
   public void setStatus(MusterRegistration r, String status) {
     Registration current = registration;
@@ -117,7 +117,8 @@ public final class MusterServiceRegistry implements ServiceRegistry<MusterRegist
     try {
       state = InstanceState.valueOf(status.toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("status " + status + " is not a Muster state: use UP or DRAINING", e);
+      throw new IllegalArgumentException("status " + status + " is not a Muster state: use UP, STARTING or"
+          + " DRAINING", e);
     }
     update(current, state);
   }
