@@ -68,6 +68,7 @@ final class MusterStatus {
         i.put("weight", e.instance().weight());
         i.put("ejected", e.isEjected());
         i.put("inFlight", e.inFlight());
+        i.put("latencyEwmaMs", e.ewmaNanos() / 1e6);
         return i;
       }).toList());
     }

@@ -155,7 +155,16 @@ class SpringFleetIT {
     Map<String, Integer> spread = calls(60, failures, null);
     System.out.println("[spring fleet IT] spread: " + spread);
     assertThat(failures).isEmpty();
-    assertThat(spread).containsKeys("o1", "o2");
+    // Power of two choices over two endpoints compares both on every pick and takes the lower (in flight + 1) ×
+    // latency EWMA: sequential calls may all go to one of them for a while (a fresh-clone run had {o1=60}: o2's
+    // first answer, from a cold JVM, was slower, and that sample decays over the EWMA's 10 s). So the spread is
+    // printed, not asserted; what must hold is that each call was served by o1 or o2 and the shop's balancer
+    // holds both, neither ejected. That o2 serves is shown below, when o1 is killed.
+    assertThat(spread.keySet()).isSubsetOf("o1", "o2");
+    JsonNode held = get(shopPort, "/actuator/muster").path("caches").path("orders").path("instances");
+    System.out.println("[spring fleet IT] the shop's balancer: " + held);
+    assertThat(held.findValuesAsText("id")).containsExactlyInAnyOrder("o1", "o2");
+    assertThat(held.findValues("ejected")).allSatisfy(e -> assertThat(e.asBoolean()).isFalse());
 
     ChildProcess p1 = apps.get(0);
     Map<String, Integer> killed = calls(100, failures, p1::kill);
