@@ -10,6 +10,7 @@ module dev.muster.core {
   exports dev.muster.cache;
   exports dev.muster.call;
   exports dev.muster.client;
+  exports dev.muster.health;
   exports dev.muster.http;
   exports dev.muster.outlier;
   exports dev.muster.registry;

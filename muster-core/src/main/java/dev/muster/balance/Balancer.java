@@ -3,15 +3,20 @@ package dev.muster.balance;
 import dev.muster.cache.EndpointDelta;
 import dev.muster.cache.EndpointListener;
 import dev.muster.cache.EndpointSet;
+import dev.muster.health.HealthEvent;
+import dev.muster.health.HealthListener;
 import dev.muster.outlier.OutlierDetector;
 import dev.muster.outlier.OutlierState;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceKey;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -38,6 +43,14 @@ import org.slf4j.LoggerFactory;
  * another thread holds the lock, the pick uses the current picker; the holder's rebuild or the next pick catches up.
  *
  * Lock order: this lock, then the detector's. The onRemoved callback runs after the lock is released.
+ *
+ * Health (issue 16): a probe verdict (probeChanged), the stale policy (restrictToRecentSuccess / lift) and slow start
+ * are more inputs of the same rebuild. Slow start needs to know when an endpoint became routable: each rebuild
+ * compares every endpoint's availability with what the last rebuild saw (EndpointState.wasRoutable, under the
+ * lock) and starts a ramp on a rising edge, unless the endpoint came with the balancer's first non-empty set. A
+ * ramping picker is timed like an ejection: the first pick past its next step rebuilds. Events (panic on/off, slow
+ * start done) are queued under the lock and handed to the HealthListener after it is released, by whichever thread
+ * released it.
  */
 /**
  * Chooses an endpoint of one service for each attempt: round robin, weighted random or power of two choices, with
@@ -57,13 +70,18 @@ public final class Balancer implements EndpointListener {
   private final LongSupplier nanoTime;
   private final Supplier<? extends RandomGenerator> random;
   private final Consumer<Instance> onRemoved;
+  private final String service;
+  private final HealthListener events;
   private final AtomicLong roundRobin = new AtomicLong();
   private final ReentrantLock lock = new ReentrantLock();
+  private final ConcurrentLinkedQueue<HealthEvent> pendingEvents = new ConcurrentLinkedQueue<>();
 
   // Guarded by lock.
   private Map<InstanceKey, EndpointState> byKey = new HashMap<>();
   private EndpointState[] ordered = new EndpointState[0];
   private List<OutlierState> outliers = List.of();
+  private boolean hadEndpoints;
+  private long recentWindowNanos = -1;
 
   private volatile Picker picker = Picker.EMPTY;
 
@@ -77,6 +95,18 @@ public final class Balancer implements EndpointListener {
    */
   public Balancer(BalancerConfig config, OutlierDetector detector, LongSupplier nanoTime,
       Supplier<? extends RandomGenerator> random, Consumer<Instance> onRemoved) {
+    this(config, detector, nanoTime, random, onRemoved, "?", HealthListener.NONE);
+  }
+
+  /**
+   * A balancer that reports panic routing and slow start to {@code events} (see {@link HealthListener} for the
+   * threads), naming {@code service} in them.
+   */
+  public Balancer(BalancerConfig config, OutlierDetector detector, LongSupplier nanoTime,
+      Supplier<? extends RandomGenerator> random, Consumer<Instance> onRemoved, String service,
+      HealthListener events) {
+    this.service = Objects.requireNonNull(service, "service");
+    this.events = events == null ? HealthListener.NONE : events;
     this.config = Objects.requireNonNull(config, "config");
     this.detector = Objects.requireNonNull(detector, "detector");
     this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
@@ -125,6 +155,7 @@ public final class Balancer implements EndpointListener {
       lock.unlock();
     }
     report(removed);
+    fireEvents();
   }
 
   /**
@@ -159,6 +190,7 @@ public final class Balancer implements EndpointListener {
       lock.unlock();
     }
     report(removed);
+    fireEvents();
   }
 
   /** {@link #update(EndpointSet, EndpointDelta)}: a balancer can be a cache's listener itself. */
@@ -277,19 +309,82 @@ public final class Balancer implements EndpointListener {
     return current().endpoints;
   }
 
-  /** True while no endpoint is available (all ejected or draining) and picks go to any of them. */
+  /**
+   * True while picks go across endpoints that local judgement excludes: none is available (all ejected, probed
+   * down or draining), or fewer than {@link BalancerConfig#healthyPanicThreshold()} percent of the UP ones are.
+   */
   public boolean isPanicking() {
     return current().panicking;
   }
 
+  /** Endpoints routable now (UP, not ejected, not probed down), as the panic threshold counts them. */
+  public int availableCount() {
+    return current().availableCount;
+  }
+
+  /**
+   * Active probes' verdict on {@code key}: down takes it out of the candidates (unless panic routing), up lets it
+   * back (ramping if slow start is on). A key not in the set is ignored. From any thread; takes the short lock.
+   */
+  public void probeChanged(InstanceKey key, boolean down) {
+    lock.lock();
+    try {
+      EndpointState state = byKey.get(key);
+      if (state == null || state.isProbeDown() == down) {
+        return;
+      }
+      state.probeDown(down);
+      rebuildLocked();
+    } finally {
+      lock.unlock();
+    }
+    fireEvents();
+  }
+
+  /**
+   * The stale policy {@code KEEP_FAILING_ENDPOINTS_OUT} in force: only endpoints whose last attempt succeeded
+   * within {@code window} are candidates (every endpoint if none did). Null lifts it. From any thread.
+   */
+  public void restrictToRecentSuccess(Duration window) {
+    lock.lock();
+    try {
+      long next = window == null ? -1 : window.toNanos();
+      if (next == recentWindowNanos) {
+        return;
+      }
+      recentWindowNanos = next;
+      rebuildLocked();
+    } finally {
+      lock.unlock();
+    }
+    fireEvents();
+  }
+
+  /** True while {@link #restrictToRecentSuccess} is in force. */
+  public boolean isRestrictedToRecentSuccess() {
+    return picker.restricted;
+  }
+
+  /**
+   * An attempt on {@code endpoint} ended: stamps its outcome for the stale policy, and while that policy is in force
+   * a failure takes the endpoint out at once (rebuild). The call engine calls it for every attempt.
+   */
+  public void outcome(EndpointState endpoint, boolean ok) {
+    endpoint.outcome(ok);
+    if (!ok && picker.restricted) {
+      rebuild();
+    }
+  }
+
   private Picker current() {
     Picker p = picker;
-    if (p.hasEjections && nanoTime.getAsLong() - p.nextUnejectNanos >= 0 && lock.tryLock()) {
+    if (p.timed && nanoTime.getAsLong() - p.nextRebuildNanos >= 0 && lock.tryLock()) {
       try {
         rebuildLocked();
       } finally {
         lock.unlock();
       }
+      fireEvents();
       p = picker;
     }
     return p;
@@ -302,10 +397,50 @@ public final class Balancer implements EndpointListener {
     } finally {
       lock.unlock();
     }
+    fireEvents();
   }
 
   private void rebuildLocked() {
     detector.unejectDue(outliers);
-    picker = new Picker(ordered, outliers, config, roundRobin);
+    long now = nanoTime.getAsLong();
+    boolean slowStart = !config.slowStartWindow().isZero();
+    for (EndpointState e : ordered) {
+      boolean routable = e.isAvailable();
+      if (routable && !e.wasRoutable && slowStart && hadEndpoints) {
+        e.ramping = true;
+        e.routableSinceNanos = now;
+      } else if (e.ramping && (!routable || now - e.routableSinceNanos >= config.slowStartWindow().toNanos())) {
+        e.ramping = false;
+        if (routable) {
+          pendingEvents.add(event(HealthEvent.Type.SLOW_START_DONE, e.instance().id(), "full share after "
+              + config.slowStartWindow().toMillis() + " ms"));
+        }
+      }
+      e.wasRoutable = routable;
+    }
+    hadEndpoints |= ordered.length > 0;
+    Picker before = picker;
+    picker = new Picker(ordered, outliers, config, roundRobin, now, recentWindowNanos);
+    if (picker.panicking != before.panicking) {
+      pendingEvents.add(event(picker.panicking ? HealthEvent.Type.PANIC_ON : HealthEvent.Type.PANIC_OFF, null,
+          picker.availableCount + " of " + picker.upCount + " UP endpoints routable, panic threshold "
+              + config.healthyPanicThreshold() + " %"));
+    }
+  }
+
+  private HealthEvent event(HealthEvent.Type type, String instance, String detail) {
+    return new HealthEvent(type, service, instance, detail, Instant.now());
+  }
+
+  /** Hands queued events to the listener; called after every release of the lock, never under it. */
+  private void fireEvents() {
+    HealthEvent e;
+    while ((e = pendingEvents.poll()) != null) {
+      try {
+        events.onEvent(e);
+      } catch (RuntimeException failure) {
+        log.warn("health listener failed on {}; ignored", e.type(), failure);
+      }
+    }
   }
 }

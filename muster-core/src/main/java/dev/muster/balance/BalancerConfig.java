@@ -15,8 +15,19 @@ import java.time.Duration;
  *     (default 0.5)
  * @param ewmaDecay the time constant of each endpoint's latency EWMA: a sample's weight falls to 1/e after this
  *     long (default 10 s)
+ * @param healthyPanicThreshold all-down protection, Envoy's {@code healthy_panic_threshold}: when fewer than this
+ *     percent of the {@code UP} endpoints are routable because of local judgement (ejection, probes), route across
+ *     all {@code UP} endpoints instead (panic); 0 turns it off, leaving only the panic of "none available"
+ *     (default 50)
+ * @param slowStartWindow Envoy's {@code slow_start_config.slow_start_window}: an endpoint that joins, or comes back
+ *     from ejection, a probe failure or {@code STARTING}, ramps its share of new picks over this long; zero turns
+ *     slow start off (default off). Endpoints of the balancer's first set do not ramp: there is no one else
+ * @param slowStartAggression Envoy's {@code aggression}: the share is {@code max(minWeight, (t / window)^(1 /
+ *     aggression))}, t counted from 1 s as in Envoy; 1.0 is linear, larger ramps faster early (default 1.0)
+ * @param slowStartMinWeightPercent Envoy's {@code min_weight_percent}: the share at the start (default 10)
  */
-public record BalancerConfig(Policy policy, String localZone, double minLocalShare, Duration ewmaDecay) {
+public record BalancerConfig(Policy policy, String localZone, double minLocalShare, Duration ewmaDecay,
+    int healthyPanicThreshold, Duration slowStartWindow, double slowStartAggression, int slowStartMinWeightPercent) {
 
   /** How one endpoint is chosen among the candidates. */
   public enum Policy {
@@ -41,9 +52,39 @@ public record BalancerConfig(Policy policy, String localZone, double minLocalSha
     if (ewmaDecay == null || ewmaDecay.isNegative() || ewmaDecay.isZero()) {
       throw new InvalidInputException("ewmaDecay", ewmaDecay, "use a positive duration");
     }
+    if (healthyPanicThreshold < 0 || healthyPanicThreshold > 100) {
+      throw new InvalidInputException("healthyPanicThreshold", healthyPanicThreshold, "use 0 (off) to 100 percent");
+    }
+    if (slowStartWindow == null || slowStartWindow.isNegative()) {
+      throw new InvalidInputException("slowStartWindow", slowStartWindow, "use zero (off) or a positive duration");
+    }
+    if (!(slowStartAggression > 0.0) || Double.isInfinite(slowStartAggression)) {
+      throw new InvalidInputException("slowStartAggression", slowStartAggression, "use a positive number, 1.0 for"
+          + " a linear ramp");
+    }
+    if (slowStartMinWeightPercent < 1 || slowStartMinWeightPercent > 100) {
+      throw new InvalidInputException("slowStartMinWeightPercent", slowStartMinWeightPercent, "use 1 to 100");
+    }
   }
 
-  /** Power of two choices, no zone preference, share 0.5, EWMA decay 10 s. */
+  /**
+   * The share of its fair share of new picks an endpoint that became routable {@code sinceNanos} ago gets: 1.0
+   * when slow start is off or the window is over, else Envoy's {@code max(minWeight, (max(t, 1 s) / window)^(1 /
+   * aggression))}.
+   */
+  public double slowStartFactor(long sinceNanos) {
+    long window = slowStartWindow.toNanos();
+    if (window == 0 || sinceNanos >= window) {
+      return 1.0;
+    }
+    double t = Math.max(sinceNanos, 1_000_000_000L) / (double) window;
+    double f = Math.pow(Math.min(1.0, t), 1.0 / slowStartAggression);
+    return Math.max(slowStartMinWeightPercent / 100.0, Math.min(1.0, f));
+  }
+
+  /**
+   * Power of two choices, no zone preference, share 0.5, EWMA decay 10 s, panic threshold 50 %, no slow start.
+   */
   public static BalancerConfig defaults() {
     return builder().build();
   }
@@ -54,7 +95,9 @@ public record BalancerConfig(Policy policy, String localZone, double minLocalSha
   }
 
   public Builder toBuilder() {
-    return new Builder().policy(policy).localZone(localZone).minLocalShare(minLocalShare).ewmaDecay(ewmaDecay);
+    return new Builder().policy(policy).localZone(localZone).minLocalShare(minLocalShare).ewmaDecay(ewmaDecay)
+        .healthyPanicThreshold(healthyPanicThreshold)
+        .slowStart(slowStartWindow, slowStartAggression, slowStartMinWeightPercent);
   }
 
   /** Builds a {@link BalancerConfig}; every value is checked in {@link #build()}. */
@@ -63,6 +106,10 @@ public record BalancerConfig(Policy policy, String localZone, double minLocalSha
     private String localZone;
     private double minLocalShare = 0.5;
     private Duration ewmaDecay = Duration.ofSeconds(10);
+    private int healthyPanicThreshold = 50;
+    private Duration slowStartWindow = Duration.ZERO;
+    private double slowStartAggression = 1.0;
+    private int slowStartMinWeightPercent = 10;
 
     private Builder() {}
 
@@ -87,8 +134,28 @@ public record BalancerConfig(Policy policy, String localZone, double minLocalSha
       return this;
     }
 
+    /** Percent of UP endpoints that must be routable before panic routing; 0 turns all-down protection off. */
+    public Builder healthyPanicThreshold(int percent) {
+      this.healthyPanicThreshold = percent;
+      return this;
+    }
+
+    /** Slow start over {@code window} (zero: off) with Envoy's default aggression 1.0 and min weight 10 %. */
+    public Builder slowStart(Duration window) {
+      this.slowStartWindow = window;
+      return this;
+    }
+
+    public Builder slowStart(Duration window, double aggression, int minWeightPercent) {
+      this.slowStartWindow = window;
+      this.slowStartAggression = aggression;
+      this.slowStartMinWeightPercent = minWeightPercent;
+      return this;
+    }
+
     public BalancerConfig build() {
-      return new BalancerConfig(policy, localZone, minLocalShare, ewmaDecay);
+      return new BalancerConfig(policy, localZone, minLocalShare, ewmaDecay, healthyPanicThreshold, slowStartWindow,
+          slowStartAggression, slowStartMinWeightPercent);
     }
   }
 }

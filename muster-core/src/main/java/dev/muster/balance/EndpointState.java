@@ -35,6 +35,16 @@ public final class EndpointState {
   private final AtomicLong ewmaBits = new AtomicLong(NO_SAMPLE);
   private final AtomicLong lastSampleNanos;
   private volatile Instance instance;
+  private volatile boolean probeDown;
+  private volatile long lastSuccessNanos;
+  private volatile long lastFailureNanos;
+  private volatile boolean succeeded;
+  private volatile boolean failed;
+
+  // Guarded by the balancer's lock: what the last picker build saw, for slow start's ramp.
+  boolean wasRoutable;
+  boolean ramping;
+  long routableSinceNanos;
 
   EndpointState(Instance instance, Duration ewmaDecay, LongSupplier nanoTime) {
     this.instance = instance;
@@ -74,9 +84,44 @@ public final class EndpointState {
     return instance.state() == InstanceState.STARTING;
   }
 
-  /** Not ejected, and its record takes new calls ({@code UP}). */
+  /** Not ejected, not down by active probes, and its record takes new calls ({@code UP}). */
   public boolean isAvailable() {
-    return !isEjected() && instance.state().takesNewCalls();
+    return !isEjected() && !probeDown && instance.state().takesNewCalls();
+  }
+
+  /** True while active probes judge it down (see {@code dev.muster.health.Prober}). */
+  public boolean isProbeDown() {
+    return probeDown;
+  }
+
+  void probeDown(boolean down) {
+    this.probeDown = down;
+  }
+
+  /** True while it ramps up after becoming routable (slow start). */
+  public boolean isRamping() {
+    return ramping;
+  }
+
+  /** An attempt's outcome, for the stale policy {@code KEEP_FAILING_ENDPOINTS_OUT}: ok or not, now. */
+  public void outcome(boolean ok) {
+    long now = nanoTime.getAsLong();
+    if (ok) {
+      lastSuccessNanos = now;
+      succeeded = true;
+    } else {
+      lastFailureNanos = now;
+      failed = true;
+    }
+  }
+
+  /** Its last attempt succeeded, within {@code windowNanos} of {@code nowNanos}. */
+  boolean recentlySucceeded(long nowNanos, long windowNanos) {
+    if (!succeeded) {
+      return false;
+    }
+    long success = lastSuccessNanos;
+    return (!failed || success - lastFailureNanos > 0) && nowNanos - success <= windowNanos;
   }
 
   /** Attempts started and not yet finished. */

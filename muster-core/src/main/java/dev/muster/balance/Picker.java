@@ -9,26 +9,38 @@ import java.util.random.RandomGenerator;
 /*
  * How the candidates are chosen, at build time (never on the pick path):
  *
- *   available = not ejected and UP (not STARTING, not DRAINING)
- *   none available (but some ready)      -> panic: every endpoint that is not STARTING is a candidate, DRAINING and
- *                                           ejected included (a STARTING one asked not to be called: it may not
- *                                           even listen yet)
+ *   set       = every endpoint; under KEEP_FAILING_ENDPOINTS_OUT (the registry stale past maxStale) only those whose
+ *               last attempt succeeded within the window, unless none did (then every endpoint: never an empty set
+ *               because of local judgement)
+ *   up        = UP records in the set (not STARTING, not DRAINING: the provider decides those)
+ *   available = up, not ejected, not down by probes
+ *   none available (but some not STARTING) -> panic: every endpoint that is not STARTING is a candidate, DRAINING
+ *                                           and ejected included (a STARTING one may not even listen yet)
+ *   available < healthyPanicThreshold % of up -> panic (all-down protection, Envoy's healthy_panic_threshold): every
+ *                                           up endpoint is a candidate, local judgement ignored
  *   local zone set, and at least minLocalShare of the local zone's endpoints (and at least one) available
  *                                        -> primary = the available local endpoints
  *   otherwise                            -> primary = every available endpoint, any zone
  *   in each tier, weight-0 endpoints are dropped when any candidate has a positive weight
+ *   outside panic, a ramping endpoint (slow start) carries its share, BalancerConfig.slowStartFactor
  *
  * A retry that must avoid an endpoint first looks in the primary tier, then in the wider "any zone" tier, so a retry
  * can leave a zone that has a single healthy endpoint.
+ *
+ * The picker is rebuilt lazily when time changes it: at the earliest ejection end, and while an endpoint ramps,
+ * every window / RAMP_STEPS (a pick past nextRebuildNanos rebuilds).
  */
 /**
- * An immutable snapshot of who may be picked, built by {@link Balancer} whenever the set or an ejection changes and
- * swapped into a volatile field (grpc-java's picker design).
+ * An immutable snapshot of who may be picked, built by {@link Balancer} whenever the set, an ejection, a probe
+ * verdict or the stale policy changes, and swapped into a volatile field (grpc-java's picker design).
  *
  * <p>Immutable; {@link #pick} is lock-free and allocation-free.
  */
 final class Picker {
-  static final Picker EMPTY = new Picker(new EndpointState[0], List.of(), BalancerConfig.defaults(), new AtomicLong());
+  static final Picker EMPTY = new Picker(new EndpointState[0], List.of(), BalancerConfig.defaults(), new AtomicLong(),
+      0, -1);
+  /** A ramp is re-evaluated this many times over the slow-start window. */
+  static final int RAMP_STEPS = 50;
 
   private final BalancerConfig.Policy policy;
   private final AtomicLong roundRobin;
@@ -37,40 +49,93 @@ final class Picker {
   final List<EndpointState> endpoints;
   final List<OutlierState> outliers;
   final boolean panicking;
-  final boolean hasEjections;
-  /** The earliest end of an ejection; the first pick at or after it rebuilds. Only valid if {@link #hasEjections}. */
-  final long nextUnejectNanos;
+  /** Routable (available) endpoints and UP ones, as counted for the panic threshold. */
+  final int availableCount;
+  final int upCount;
+  /** True when time alone changes this picker: an ejection ends or a ramp moves on at {@link #nextRebuildNanos}. */
+  final boolean timed;
+  final long nextRebuildNanos;
+  /** KEEP_FAILING_ENDPOINTS_OUT is in force. */
+  final boolean restricted;
 
-  Picker(EndpointState[] all, List<OutlierState> outliers, BalancerConfig config, AtomicLong roundRobin) {
+  /**
+   * @param nowNanos the balancer's ticker now (ramp shares are worked out at it)
+   * @param recentWindowNanos KEEP_FAILING_ENDPOINTS_OUT's window, or -1 when the policy is not in force
+   */
+  Picker(EndpointState[] all, List<OutlierState> outliers, BalancerConfig config, AtomicLong roundRobin,
+      long nowNanos, long recentWindowNanos) {
     this.policy = config.policy();
     this.roundRobin = roundRobin;
     this.endpoints = List.of(all);
     this.outliers = outliers;
+    this.restricted = recentWindowNanos >= 0;
 
+    EndpointState[] set = all;
+    if (recentWindowNanos >= 0) {
+      EndpointState[] recent = java.util.Arrays.stream(all)
+          .filter(e -> e.recentlySucceeded(nowNanos, recentWindowNanos)).toArray(EndpointState[]::new);
+      set = recent.length > 0 ? recent : all;
+    }
     List<EndpointState> available = new ArrayList<>();
+    List<EndpointState> up = new ArrayList<>();
     List<EndpointState> ready = new ArrayList<>(); // everything but STARTING: the panic candidates
-    boolean ejections = false;
-    long nextUneject = 0;
+    boolean timedRebuild = false;
+    long next = 0;
     for (EndpointState e : all) {
+      if (e.isEjected()) {
+        long until = e.outlier().ejectedUntilNanos();
+        next = !timedRebuild || until - next < 0 ? until : next;
+        timedRebuild = true;
+      }
+    }
+    for (EndpointState e : set) {
       if (!e.isStarting()) {
         ready.add(e);
       }
-      if (e.isEjected()) {
-        long until = e.outlier().ejectedUntilNanos();
-        nextUneject = !ejections || until - nextUneject < 0 ? until : nextUneject;
-        ejections = true;
-      } else if (e.isAvailable()) {
-        available.add(e);
+      if (e.instance().state().takesNewCalls()) {
+        up.add(e);
+        if (e.isAvailable()) {
+          available.add(e);
+        }
       }
     }
-    this.hasEjections = ejections;
-    this.nextUnejectNanos = nextUneject;
-    this.panicking = !ready.isEmpty() && available.isEmpty();
+    this.availableCount = available.size();
+    this.upCount = up.size();
+    boolean noneAvailable = !ready.isEmpty() && available.isEmpty();
+    boolean belowThreshold = !available.isEmpty()
+        && available.size() * 100L < (long) config.healthyPanicThreshold() * up.size();
+    this.panicking = noneAvailable || belowThreshold;
 
-    List<EndpointState> wide = panicking ? ready : available;
+    List<EndpointState> wide = noneAvailable ? ready : belowThreshold ? up : available;
     List<EndpointState> local = panicking ? List.of() : local(all, available, config);
-    this.anyZone = new Tier(preferPositiveWeight(wide));
-    this.primary = local.isEmpty() ? anyZone : new Tier(preferPositiveWeight(local));
+    boolean ramps = false;
+    if (!panicking) {
+      long step = Math.max(1, config.slowStartWindow().toNanos() / RAMP_STEPS);
+      for (EndpointState e : available) {
+        if (e.ramping) {
+          long at = nowNanos + step;
+          next = !timedRebuild || at - next < 0 ? at : next;
+          timedRebuild = true;
+          ramps = true;
+        }
+      }
+    }
+    this.timed = timedRebuild;
+    this.nextRebuildNanos = next;
+    this.anyZone = tier(preferPositiveWeight(wide), ramps, config, nowNanos);
+    this.primary = local.isEmpty() ? anyZone : tier(preferPositiveWeight(local), ramps, config, nowNanos);
+  }
+
+  private static Tier tier(EndpointState[] candidates, boolean ramps, BalancerConfig config, long nowNanos) {
+    if (!ramps) {
+      return new Tier(candidates, null);
+    }
+    double[] admit = new double[candidates.length];
+    for (int i = 0; i < candidates.length; i++) {
+      EndpointState e = candidates[i];
+      admit[i] = e.ramping ? config.slowStartFactor(nowNanos - e.routableSinceNanos) : 1.0;
+    }
+    return new Tier(candidates, admit);
   }
 
   /** An endpoint other than {@code avoid} (null: any), or null when there is none. */

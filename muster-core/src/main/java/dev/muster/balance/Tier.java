@@ -8,21 +8,32 @@ import java.util.random.RandomGenerator;
  * One immutable array of candidates and the three ways of choosing among them, optionally skipping one endpoint (the
  * one a retry must avoid). Allocation-free: index arithmetic, one atomic increment or one or two random draws.
  *
+ * <p>Slow start: a candidate may carry a share {@code admit[i]} below 1. Weighted random draws it by
+ * {@code weight × share}; power of two lets it into the duel with probability {@code share} (if neither drawn
+ * candidate gets in, the duel is fought as usual); round robin takes it with probability {@code share}, else the
+ * next one. Either way a ramping endpoint gets about {@code share} of its fair share of new picks, whatever the load.
+ *
  * <p>Immutable; safe to share. The round-robin counter and the random generator are the caller's.
  */
 final class Tier {
-  static final Tier EMPTY = new Tier(new EndpointState[0]);
+  static final Tier EMPTY = new Tier(new EndpointState[0], null);
+  /** Weights are scaled by this when some candidate ramps, so a 10 % share of weight 1 is still drawable. */
+  private static final long SCALE = 1000;
 
   private final EndpointState[] candidates;
+  /** Each candidate's slow-start share, or null when none ramps. */
+  private final double[] admit;
   /** cumulative[i] = weight of candidates 0..i; weight-0 endpoints own an empty range and are never drawn. */
   private final long[] cumulative;
 
-  Tier(EndpointState[] candidates) {
+  Tier(EndpointState[] candidates, double[] admit) {
     this.candidates = candidates;
+    this.admit = admit;
     this.cumulative = new long[candidates.length];
     long sum = 0;
     for (int i = 0; i < candidates.length; i++) {
-      sum += candidates[i].instance().weight();
+      int w = candidates[i].instance().weight();
+      sum += admit == null ? w : w == 0 ? 0 : Math.max(1, Math.round(w * SCALE * admit[i]));
       cumulative[i] = sum;
     }
   }
@@ -45,7 +56,12 @@ final class Tier {
     switch (policy) {
       case ROUND_ROBIN -> {
         int i = (int) Math.floorMod(roundRobin.getAndIncrement(), (long) n);
-        return candidates[i == skip ? (i + 1) % n : i];
+        i = i == skip ? (i + 1) % n : i;
+        if (admit != null && admit[i] < 1.0 && random.nextDouble() >= admit[i]) {
+          i = (i + 1) % n;
+          i = i == skip ? (i + 1) % n : i;
+        }
+        return candidates[i];
       }
       case WEIGHTED_RANDOM -> {
         return weighted(random, skip, choices);
@@ -56,7 +72,16 @@ final class Tier {
         if (b >= a) {
           b++;
         }
-        return lessLoaded(candidates[unskip(a, skip)], candidates[unskip(b, skip)]);
+        a = unskip(a, skip);
+        b = unskip(b, skip);
+        if (admit != null) {
+          boolean inA = admit[a] >= 1.0 || random.nextDouble() < admit[a];
+          boolean inB = admit[b] >= 1.0 || random.nextDouble() < admit[b];
+          if (inA != inB) {
+            return candidates[inA ? a : b];
+          }
+        }
+        return lessLoaded(candidates[a], candidates[b]);
       }
       default -> throw new AssertionError(policy);
     }

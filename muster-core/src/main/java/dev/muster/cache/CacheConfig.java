@@ -35,6 +35,10 @@ import java.util.Objects;
  *     lease; exclude the others and count them in {@link EndpointCache#unverifiedCount()} (default
  *     {@link TrustedKeys#NONE}: records are not verified; null means the same). A disk snapshot holds only records
  *     that verified, but is not signed itself: protect the file as the keys are
+ * @param maxStale bounded staleness: while etcd is unreachable, a consumer serves the last set for up to this long,
+ *     then applies {@link #stalePolicy}; null serves it for as long as the outage lasts (default null, forever).
+ *     The cache itself keeps its last set either way; the policy is applied by the consumer's {@code MusterClient}
+ * @param stalePolicy what happens after {@link #maxStale} (default {@link StalePolicy#FAIL_CLOSED})
  */
 public record CacheConfig(
     String namespace,
@@ -53,7 +57,9 @@ public record CacheConfig(
     Duration snapshotDebounce,
     int massRemovalPercent,
     Duration massRemovalHold,
-    TrustedKeys trustedKeys) {
+    TrustedKeys trustedKeys,
+    Duration maxStale,
+    StalePolicy stalePolicy) {
 
   public CacheConfig {
     Names.requireValid("namespace", namespace);
@@ -81,6 +87,11 @@ public record CacheConfig(
     }
     positive("massRemovalHold", massRemovalHold);
     trustedKeys = trustedKeys == null ? TrustedKeys.NONE : trustedKeys;
+    if (maxStale != null && (maxStale.isNegative() || maxStale.isZero())) {
+      throw new InvalidInputException("maxStale", maxStale, "use a positive duration such as 30s, or none to serve"
+          + " the last set for the whole outage");
+    }
+    stalePolicy = stalePolicy == null ? StalePolicy.FAIL_CLOSED : stalePolicy;
     if (!trustedKeys.isEmpty() && trustedKeys.forService(namespace, service).isEmpty()) {
       throw new InvalidInputException("trustedKeys", trustedKeys.toString(), "trust at least one key for "
           + namespace + "/" + service + " (or for namespace " + namespace + "), or give none to not verify");
@@ -124,6 +135,8 @@ public record CacheConfig(
     b.massRemovalPercent = massRemovalPercent;
     b.massRemovalHold = massRemovalHold;
     b.trustedKeys = trustedKeys;
+    b.maxStale = maxStale;
+    b.stalePolicy = stalePolicy;
     return b;
   }
 
@@ -146,6 +159,8 @@ public record CacheConfig(
     private int massRemovalPercent;
     private Duration massRemovalHold = Duration.ofSeconds(30);
     private TrustedKeys trustedKeys = TrustedKeys.NONE;
+    private Duration maxStale;
+    private StalePolicy stalePolicy = StalePolicy.FAIL_CLOSED;
 
     private Builder(String service) {
       this.service = service;
@@ -220,10 +235,17 @@ public record CacheConfig(
       return this;
     }
 
+    /** Serve the last set for at most {@code d} of outage, then apply {@code policy}; null {@code d}: forever. */
+    public Builder maxStale(Duration d, StalePolicy policy) {
+      this.maxStale = d;
+      this.stalePolicy = policy;
+      return this;
+    }
+
     public CacheConfig build() {
       return new CacheConfig(namespace, service, version, pageSize, progressInterval, progressTimeout, backoffBase,
           backoffCap, healthyReset, probeInterval, probeJitter, requestTimeout, snapshotFile, snapshotDebounce,
-          massRemovalPercent, massRemovalHold, trustedKeys);
+          massRemovalPercent, massRemovalHold, trustedKeys, maxStale, stalePolicy);
     }
   }
 }

@@ -20,6 +20,11 @@ public interface EndpointCache extends AutoCloseable {
     return current().revision();
   }
 
+  /** The configuration the cache was opened with, when it has one (a test's hand-fed cache may not). */
+  default Optional<CacheConfig> config() {
+    return Optional.empty();
+  }
+
   /** True while etcd is unreachable or the watch is broken: {@link #current()} may be out of date. */
   boolean isStale();
 

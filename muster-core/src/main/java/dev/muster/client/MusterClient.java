@@ -17,6 +17,13 @@ import dev.muster.call.NoEndpointException;
 import dev.muster.call.Scheduler;
 import dev.muster.call.internal.Caller;
 import dev.muster.call.internal.MicrometerCallMetrics;
+import dev.muster.RegistryUnavailableException;
+import dev.muster.cache.StalePolicy;
+import dev.muster.health.HealthEvent;
+import dev.muster.health.HealthListener;
+import dev.muster.health.Probe;
+import dev.muster.health.ProbeConfig;
+import dev.muster.health.Prober;
 import dev.muster.outlier.OutlierConfig;
 import dev.muster.outlier.OutlierDetector;
 import dev.muster.registry.Instance;
@@ -24,17 +31,21 @@ import dev.muster.registry.Names;
 import dev.muster.retry.RetryBudget;
 import dev.muster.retry.RetryConfig;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -52,6 +63,13 @@ import java.util.random.RandomGenerator;
  * one of them decides, and no thread blocks. A gate leaves `waiting` as soon as it is decided or its call is
  * cancelled, so calls that time out while the registry stays unreachable do not pile up. A call that adds its gate
  * just after the drain sees firstSet done on its re-check and decides its gate itself.
+ *
+ * Health (issue 16): the prober, if any, takes each change right after the balancer (same listener), and tells
+ * the balancer its verdicts. Bounded staleness: the cache's onStale (notifier thread) arms a timer on the scheduler
+ * for maxStale after the stale start; when it fires, overMaxStaleSince is set (FAIL_CLOSED: call() refuses at once;
+ * KEEP_FAILING_ENDPOINTS_OUT: the balancer is restricted to recent successes) and MAX_STALE_REACHED is reported.
+ * onRecovered cancels the timer and lifts either. Both run on the notifier thread except the timer's task; the
+ * fields they share are volatile and the timer's task re-checks the stale start it was armed for.
  */
 /**
  * Calls one service over any transport: the endpoint cache's sets go to a {@link Balancer}, each call runs an
@@ -87,22 +105,65 @@ public final class MusterClient implements AutoCloseable {
   /** The gates of calls waiting for the first set; each leaves on its first set, timeout, cancel or close. */
   private final Set<CompletableFuture<Throwable>> waiting = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final Prober prober;
+  private final HealthListener events;
+  private final Clock clock;
+  private final Duration maxStale;
+  private final StalePolicy stalePolicy;
+  private volatile Instant staleSince;
+  private volatile Instant overMaxStaleSince;
+  private volatile Runnable cancelStaleTimer = () -> { };
 
   private MusterClient(Builder b) {
     this.service = b.service;
     this.firstSetTimeout = b.firstSetTimeout;
     this.scheduler = b.scheduler;
+    this.clock = b.clock;
+    this.events = b.events == null ? HealthListener.NONE : b.events;
     this.metrics = b.metrics != null ? b.metrics
         : b.meters != null ? new MicrometerCallMetrics(b.meters, b.service) : CallMetrics.noop();
+    CacheConfig cacheConfig = b.cache != null ? b.cache.config().orElse(null) : b.cacheConfig;
+    this.maxStale = cacheConfig == null ? null : cacheConfig.maxStale();
+    this.stalePolicy = cacheConfig == null ? StalePolicy.FAIL_CLOSED : cacheConfig.stalePolicy();
     OutlierDetector detector = new OutlierDetector(b.outlier, b.ticker);
-    this.balancer = new Balancer(b.balancer, detector, b.ticker, b.random, b.onRemoved);
+    this.balancer = new Balancer(b.balancer, detector, b.ticker, b.random, b.onRemoved, b.service, events);
+    this.prober = b.probeConfig == null ? null : prober(b);
     this.caller = new Caller(balancer, new RetryBudget(b.retry, b.ticker), b.retry, b.ticker, b.scheduler, metrics);
     EndpointListener feed = new EndpointListener() {
       @Override
       public void onChange(EndpointSet set, EndpointDelta delta) {
         balancer.update(set, delta);
+        if (prober != null) {
+          prober.update(set, delta);
+        }
         if (firstSet.complete(null)) {
           release(null);
+        }
+      }
+
+      @Override
+      public void onStale(EndpointSet set, Instant since, String reason) {
+        staleSince = since;
+        if (maxStale != null) {
+          Duration left = maxStale.minus(Duration.between(since, clock.instant()));
+          cancelStaleTimer.run();
+          cancelStaleTimer = scheduler.schedule(() -> maxStaleReached(since),
+              left.isNegative() ? Duration.ZERO : left);
+        }
+      }
+
+      @Override
+      public void onRecovered(EndpointSet set, Duration staleFor) {
+        staleSince = null;
+        cancelStaleTimer.run();
+        Instant over = overMaxStaleSince;
+        overMaxStaleSince = null;
+        if (over != null) {
+          if (stalePolicy == StalePolicy.KEEP_FAILING_ENDPOINTS_OUT) {
+            balancer.restrictToRecentSuccess(null);
+          }
+          fire(new HealthEvent(HealthEvent.Type.MAX_STALE_CLEARED, service, null, "the registry answers again after "
+              + staleFor.toMillis() + " ms stale; " + stalePolicy + " lifted", clock.instant()));
         }
       }
 
@@ -122,6 +183,81 @@ public final class MusterClient implements AutoCloseable {
           "EndpointSource.watch returned null");
       this.ownsCache = true;
     }
+  }
+
+  /** The prober on its own pool ({@code muster-probe-SERVICE-N}, daemon), stopped with the prober. */
+  private Prober prober(Builder b) {
+    ProbeConfig pc = b.probeConfig;
+    AtomicInteger n = new AtomicInteger();
+    ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(pc.threads(), r -> {
+      Thread t = new Thread(r, "muster-probe-" + b.service + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    pool.setRemoveOnCancelPolicy(true);
+    Probe probe;
+    try {
+      probe = b.probe != null ? b.probe : Probe.of(pc, pool);
+    } catch (RuntimeException e) {
+      pool.shutdownNow();
+      throw new InvalidInputException("probe", pc.describe(), e.getMessage());
+    }
+    Scheduler timers = b.probeScheduler != null ? b.probeScheduler : Scheduler.of(pool);
+    return new Prober(b.service, pc, probe, timers, b.random, balancer::probeChanged, events, pool::shutdownNow);
+  }
+
+  private void maxStaleReached(Instant since) {
+    if (closed.get() || !since.equals(staleSince)) {
+      return; // recovered (or stale again from a later start) before the timer fired
+    }
+    overMaxStaleSince = clock.instant();
+    if (stalePolicy == StalePolicy.KEEP_FAILING_ENDPOINTS_OUT) {
+      balancer.restrictToRecentSuccess(maxStale);
+    }
+    fire(new HealthEvent(HealthEvent.Type.MAX_STALE_REACHED, service, null, staleMessage(since) + "; "
+        + (stalePolicy == StalePolicy.FAIL_CLOSED ? "new calls are refused (FAIL_CLOSED)"
+        : "only endpoints with a recent success are called (KEEP_FAILING_ENDPOINTS_OUT)"), clock.instant()));
+  }
+
+  private String staleMessage(Instant since) {
+    return "registry unreachable for " + Duration.between(since, clock.instant()).toSeconds() + " s, over maxStale "
+        + maxStale.toSeconds() + " s";
+  }
+
+  private void fire(HealthEvent e) {
+    try {
+      events.onEvent(e);
+    } catch (RuntimeException failure) {
+      org.slf4j.LoggerFactory.getLogger(MusterClient.class).warn("health listener failed on {}; ignored",
+          e.type(), failure);
+    }
+  }
+
+  /**
+   * True while the cache has been stale past {@code maxStale} ({@link CacheConfig#maxStale()}): the stale policy is
+   * in force.
+   */
+  public boolean isOverMaxStale() {
+    return overMaxStaleSince != null;
+  }
+
+  /**
+   * Why a new call must be refused now, if it must: the registry has been unreachable past {@code maxStale} and the
+   * policy is {@link StalePolicy#FAIL_CLOSED}. Adapters that pick through {@link #balancer()} themselves (gRPC,
+   * Spring) ask this first.
+   */
+  public java.util.Optional<RegistryUnavailableException> staleRefusal() {
+    Instant since = staleSince;
+    if (overMaxStaleSince == null || stalePolicy != StalePolicy.FAIL_CLOSED || since == null) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(new RegistryUnavailableException(staleMessage(since) + ": new calls to " + service
+        + " are refused (stalePolicy FAIL_CLOSED) until etcd answers", null));
+  }
+
+  /** The prober, when the client probes its endpoints. */
+  public java.util.Optional<Prober> prober() {
+    return java.util.Optional.ofNullable(prober);
   }
 
   /** A client of a service whose cache {@code source} opens; the client owns that cache and closes it. */
@@ -148,6 +284,10 @@ public final class MusterClient implements AutoCloseable {
     Objects.requireNonNull(idempotent, "idempotent");
     if (closed.get()) {
       return CompletableFuture.completedFuture(failed(closedFailure()));
+    }
+    java.util.Optional<RegistryUnavailableException> refused = staleRefusal();
+    if (refused.isPresent()) {
+      return CompletableFuture.completedFuture(failed(refused.get()));
     }
     if (isReady()) {
       return caller.call(attempt, idempotent);
@@ -266,6 +406,10 @@ public final class MusterClient implements AutoCloseable {
     if (firstSet.completeExceptionally(closedFailure())) {
       release(closedFailure());
     }
+    cancelStaleTimer.run();
+    if (prober != null) {
+      prober.close();
+    }
     if (ownsCache) {
       cache.close();
     }
@@ -318,6 +462,11 @@ public final class MusterClient implements AutoCloseable {
     private Scheduler scheduler = Scheduler.system();
     private Supplier<? extends RandomGenerator> random = ThreadLocalRandom::current;
     private Consumer<Instance> onRemoved;
+    private ProbeConfig probeConfig;
+    private Probe probe;
+    private Scheduler probeScheduler;
+    private HealthListener events;
+    private Clock clock = Clock.systemUTC();
 
     private Builder(EndpointSource source, EndpointCache cache) {
       this.source = source;
@@ -417,6 +566,40 @@ public final class MusterClient implements AutoCloseable {
      */
     public Builder onRemoved(Consumer<Instance> onRemoved) {
       this.onRemoved = onRemoved;
+      return this;
+    }
+
+    /**
+     * Probes every endpoint actively, in parallel with the lease ({@link ProbeConfig}); HTTP and TCP are built in.
+     * Default: no probes. Null turns them off.
+     */
+    public Builder probe(ProbeConfig config) {
+      this.probeConfig = config;
+      return this;
+    }
+
+    /** Probes with a probe of your own (e.g. {@code dev.muster.grpc.GrpcHealthProbe}), closed with the client. */
+    public Builder probe(ProbeConfig config, Probe probe) {
+      this.probeConfig = Objects.requireNonNull(config, "config");
+      this.probe = Objects.requireNonNull(probe, "probe");
+      return this;
+    }
+
+    /** Runs the probes' timers instead of the client's own probe pool (tests drive them from a fake clock). */
+    public Builder probeScheduler(Scheduler scheduler) {
+      this.probeScheduler = scheduler;
+      return this;
+    }
+
+    /** Where health events go (probe down/up, panic, slow start done, max-stale reached); default none. */
+    public Builder healthEvents(HealthListener listener) {
+      this.events = listener;
+      return this;
+    }
+
+    /** The wall clock for stale ages; default {@link Clock#systemUTC()}. */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }
 

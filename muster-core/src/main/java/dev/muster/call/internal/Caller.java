@@ -156,6 +156,7 @@ public final class Caller {
 
     private void settle(EndpointState endpoint, long startNanos, AttemptResult<T> r) {
       endpoint.finished(Duration.ofNanos(nanoTime.getAsLong() - startNanos));
+      balancer.outcome(endpoint, r.ok());
       if (detector.record(endpoint.outlier(), r.outcome())) {
         metrics.ejected();
       }

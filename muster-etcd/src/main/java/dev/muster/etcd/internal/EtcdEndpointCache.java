@@ -122,6 +122,11 @@ public final class EtcdEndpointCache implements EndpointCache {
   }
 
   @Override
+  public Optional<CacheConfig> config() {
+    return Optional.of(config);
+  }
+
+  @Override
   public EndpointSet current() {
     return current;
   }
