@@ -66,6 +66,9 @@ final class CallCommand implements Callable<Integer> {
   @Mixin
   CallLoop loop;
 
+  @Mixin
+  HealthOptions health;
+
   @Option(names = "--no-eject", description = "Turn local ejection off.")
   boolean noEject;
 
@@ -100,17 +103,19 @@ final class CallCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     loop.validate();
+    health.validate();
     OutlierConfig outlier = OutlierConfig.defaults().toBuilder().enabled(!noEject)
         .consecutiveLocalOriginFailure(ejectAfter).baseEjectionTime(ejectionTime)
         .maxEjectionTime(ejectionTime.multipliedBy(10)).maxEjectionPercent(maxEjectionPercent).build();
     RetryConfig retry = RetryConfig.defaults().toBuilder().maxRetries(loop.maxRetries)
         .attemptTimeout(loop.attemptTimeout).build();
-    BalancerConfig balancer = BalancerConfig.defaults().toBuilder().policy(policy).localZone(zone).build();
-    HttpCallConfig config = HttpCallConfig.defaults().withOutlier(outlier).withRetry(retry).withBalancer(balancer)
-        .withFirstSetTimeout(startTimeout);
-    CacheConfig cacheConfig = CacheConfig.builder(service).namespace(common.namespace)
-        .trustedKeys(trust.trustedKeys(common.namespace, service)).build(); // a bad key file exits 2 here
+    BalancerConfig balancer = health.balancer(BalancerConfig.defaults().toBuilder().policy(policy).localZone(zone))
+        .build();
     PrintWriter out = spec.commandLine().getOut();
+    HttpCallConfig config = health.apply(HttpCallConfig.defaults().withOutlier(outlier).withRetry(retry)
+        .withBalancer(balancer).withFirstSetTimeout(startTimeout), out, loop.json);
+    CacheConfig cacheConfig = health.cache(CacheConfig.builder(service).namespace(common.namespace)
+        .trustedKeys(trust.trustedKeys(common.namespace, service))).build(); // a bad key file exits 2 here
     CallLines lines = new CallLines(out, service, loop.json, loop.quiet, true);
     EtcdRegistry registry = EtcdRegistry.connect(common.etcdConfig());
     EndpointCache cache = registry.watch(cacheConfig);

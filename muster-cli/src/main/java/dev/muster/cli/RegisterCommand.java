@@ -89,6 +89,11 @@ final class RegisterCommand implements Callable<Integer> {
           + " (the lab's drain scenario; default ${DEFAULT-VALUE}).")
   Duration helloDelay;
 
+  @Option(names = "--hello-fault-file", paramLabel = "FILE", hidden = true,
+      description = "With --serve-hello: read faults from FILE before each answer (503, hang, health-503; see"
+          + " HelloServer). For the lab's health scenarios.")
+  java.nio.file.Path helloFaultFile;
+
   @Option(names = "--start-not-ready", description = "Register as STARTING (in every cache, picked by none) and stay"
       + " so until --ready-url answers 2xx (without --ready-url: for good, a test of consumers).")
   boolean startNotReady;
@@ -110,7 +115,8 @@ final class RegisterCommand implements Callable<Integer> {
     Instance registered = instance;
     SigningKey signingKey = signKey == null ? null : SigningKey.read(signKey); // a bad file exits 2 before etcd
     HelloServer hello = serveHello
-        ? HelloServer.start(instance.address(), instance.port(), instance.id(), helloDelay) : null;
+        ? HelloServer.start(instance.address(), instance.port(), instance.id(), helloDelay,
+        helloFaultFile) : null;
     RegistrarConfig config = provider.registrar().drain(drain).shutdownHook(true).signingKey(signingKey).build();
     RegistrarControls controls = RegistrarControls.PRODUCTION.withReregister(!noReregister)
         .withReportKeepalives(logKeepalives);

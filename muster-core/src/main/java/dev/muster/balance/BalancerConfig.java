@@ -25,9 +25,13 @@ import java.time.Duration;
  * @param slowStartAggression Envoy's {@code aggression}: the share is {@code max(minWeight, (t / window)^(1 /
  *     aggression))}, t counted from 1 s as in Envoy; 1.0 is linear, larger ramps faster early (default 1.0)
  * @param slowStartMinWeightPercent Envoy's {@code min_weight_percent}: the share at the start (default 10)
+ * @param panicRouting whether panic routing happens at all (default true); false fails a pick when no endpoint is
+ *     available, as Envoy does with {@code healthy_panic_threshold} 0: for callers that prefer failing fast, and
+ *     the lab's negative control
  */
 public record BalancerConfig(Policy policy, String localZone, double minLocalShare, Duration ewmaDecay,
-    int healthyPanicThreshold, Duration slowStartWindow, double slowStartAggression, int slowStartMinWeightPercent) {
+    int healthyPanicThreshold, Duration slowStartWindow, double slowStartAggression, int slowStartMinWeightPercent,
+    boolean panicRouting) {
 
   /** How one endpoint is chosen among the candidates. */
   public enum Policy {
@@ -97,7 +101,7 @@ public record BalancerConfig(Policy policy, String localZone, double minLocalSha
   public Builder toBuilder() {
     return new Builder().policy(policy).localZone(localZone).minLocalShare(minLocalShare).ewmaDecay(ewmaDecay)
         .healthyPanicThreshold(healthyPanicThreshold)
-        .slowStart(slowStartWindow, slowStartAggression, slowStartMinWeightPercent);
+        .slowStart(slowStartWindow, slowStartAggression, slowStartMinWeightPercent).panicRouting(panicRouting);
   }
 
   /** Builds a {@link BalancerConfig}; every value is checked in {@link #build()}. */
@@ -110,6 +114,7 @@ public record BalancerConfig(Policy policy, String localZone, double minLocalSha
     private Duration slowStartWindow = Duration.ZERO;
     private double slowStartAggression = 1.0;
     private int slowStartMinWeightPercent = 10;
+    private boolean panicRouting = true;
 
     private Builder() {}
 
@@ -153,9 +158,15 @@ public record BalancerConfig(Policy policy, String localZone, double minLocalSha
       return this;
     }
 
+    /** False: no panic routing at all (a pick with no available endpoint finds none). */
+    public Builder panicRouting(boolean on) {
+      this.panicRouting = on;
+      return this;
+    }
+
     public BalancerConfig build() {
       return new BalancerConfig(policy, localZone, minLocalShare, ewmaDecay, healthyPanicThreshold, slowStartWindow,
-          slowStartAggression, slowStartMinWeightPercent);
+          slowStartAggression, slowStartMinWeightPercent, panicRouting);
     }
   }
 }

@@ -14,6 +14,7 @@ import java.util.random.RandomGenerator;
  *               because of local judgement)
  *   up        = UP records in the set (not STARTING, not DRAINING: the provider decides those)
  *   available = up, not ejected, not down by probes
+ *   (with panicRouting off, neither panic below happens: no available endpoint, no pick)
  *   none available (but some not STARTING) -> panic: every endpoint that is not STARTING is a candidate, DRAINING
  *                                           and ejected included (a STARTING one may not even listen yet)
  *   available < healthyPanicThreshold % of up -> panic (all-down protection, Envoy's healthy_panic_threshold): every
@@ -101,8 +102,8 @@ final class Picker {
     }
     this.availableCount = available.size();
     this.upCount = up.size();
-    boolean noneAvailable = !ready.isEmpty() && available.isEmpty();
-    boolean belowThreshold = !available.isEmpty()
+    boolean noneAvailable = config.panicRouting() && !ready.isEmpty() && available.isEmpty();
+    boolean belowThreshold = config.panicRouting() && !available.isEmpty()
         && available.size() * 100L < (long) config.healthyPanicThreshold() * up.size();
     this.panicking = noneAvailable || belowThreshold;
 

@@ -6,7 +6,11 @@ import dev.muster.client.MusterClient;
 import dev.muster.outlier.OutlierConfig;
 import dev.muster.retry.RetryConfig;
 import io.micrometer.core.instrument.MeterRegistry;
+import dev.muster.health.HealthListener;
+import dev.muster.health.Probe;
+import dev.muster.health.ProbeConfig;
 import java.time.Duration;
+import java.util.function.Supplier;
 import java.util.Objects;
 
 /**
@@ -20,9 +24,13 @@ import java.util.Objects;
  * @param meters Micrometer registry for the call metrics, or null for none
  * @param firstSetTimeout how long a call made before its service's first endpoint set waits for it
  *     ({@link MusterClient#DEFAULT_FIRST_SET_TIMEOUT}, 10 s)
+ * @param probe active probes for every service's endpoints, or null for none (default none)
+ * @param probeFactory makes the probe for each service's client (e.g. a gRPC health probe), or null for the
+ *     built-in HTTP and TCP probes
+ * @param healthEvents where each service's health events go, or null for nowhere
  */
 public record HttpCallConfig(BalancerConfig balancer, OutlierConfig outlier, RetryConfig retry, MeterRegistry meters,
-    Duration firstSetTimeout) {
+    Duration firstSetTimeout, ProbeConfig probe, Supplier<Probe> probeFactory, HealthListener healthEvents) {
   public HttpCallConfig {
     Objects.requireNonNull(balancer, "balancer");
     Objects.requireNonNull(outlier, "outlier");
@@ -31,6 +39,11 @@ public record HttpCallConfig(BalancerConfig balancer, OutlierConfig outlier, Ret
     if (firstSetTimeout.isNegative()) {
       throw new InvalidInputException("firstSetTimeout", firstSetTimeout, "use zero or a positive duration");
     }
+  }
+
+  public HttpCallConfig(BalancerConfig balancer, OutlierConfig outlier, RetryConfig retry, MeterRegistry meters,
+      Duration firstSetTimeout) {
+    this(balancer, outlier, retry, meters, firstSetTimeout, null, null, null);
   }
 
   /** The config with the default first-set timeout (the constructor of the four-field version). */
@@ -43,22 +56,31 @@ public record HttpCallConfig(BalancerConfig balancer, OutlierConfig outlier, Ret
   }
 
   public HttpCallConfig withBalancer(BalancerConfig b) {
-    return new HttpCallConfig(b, outlier, retry, meters, firstSetTimeout);
+    return new HttpCallConfig(b, outlier, retry, meters, firstSetTimeout, probe, probeFactory, healthEvents);
   }
 
   public HttpCallConfig withOutlier(OutlierConfig o) {
-    return new HttpCallConfig(balancer, o, retry, meters, firstSetTimeout);
+    return new HttpCallConfig(balancer, o, retry, meters, firstSetTimeout, probe, probeFactory, healthEvents);
   }
 
   public HttpCallConfig withRetry(RetryConfig r) {
-    return new HttpCallConfig(balancer, outlier, r, meters, firstSetTimeout);
+    return new HttpCallConfig(balancer, outlier, r, meters, firstSetTimeout, probe, probeFactory, healthEvents);
   }
 
   public HttpCallConfig withMeters(MeterRegistry m) {
-    return new HttpCallConfig(balancer, outlier, retry, m, firstSetTimeout);
+    return new HttpCallConfig(balancer, outlier, retry, m, firstSetTimeout, probe, probeFactory, healthEvents);
   }
 
   public HttpCallConfig withFirstSetTimeout(Duration timeout) {
-    return new HttpCallConfig(balancer, outlier, retry, meters, timeout);
+    return new HttpCallConfig(balancer, outlier, retry, meters, timeout, probe, probeFactory, healthEvents);
+  }
+
+  /** Probes every endpoint with {@code config}, through {@code factory}'s probes (null: the built-in ones). */
+  public HttpCallConfig withProbe(ProbeConfig config, Supplier<Probe> factory) {
+    return new HttpCallConfig(balancer, outlier, retry, meters, firstSetTimeout, config, factory, healthEvents);
+  }
+
+  public HttpCallConfig withHealthEvents(HealthListener listener) {
+    return new HttpCallConfig(balancer, outlier, retry, meters, firstSetTimeout, probe, probeFactory, listener);
   }
 }

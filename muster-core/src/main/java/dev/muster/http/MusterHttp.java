@@ -208,10 +208,19 @@ public final class MusterHttp implements AutoCloseable {
     ServiceCalls(String service, EndpointCache cache) {
       this.cache = cache;
       this.clients = new EndpointClients(config.retry().attemptTimeout());
-      this.client = MusterClient.builder(cache).service(service)
+      MusterClient.Builder builder = MusterClient.builder(cache).service(service);
+      if (config.probe() != null) {
+        if (config.probeFactory() != null) {
+          builder.probe(config.probe(), config.probeFactory().get());
+        } else {
+          builder.probe(config.probe());
+        }
+      }
+      this.client = builder
           .balancer(config.balancer()).outlier(config.outlier()).retry(config.retry()).meters(config.meters())
           .firstSetTimeout(config.firstSetTimeout())
           .onRemoved(removed -> clients.removed(removed.key()))
+          .healthEvents(config.healthEvents())
           .build();
     }
 
