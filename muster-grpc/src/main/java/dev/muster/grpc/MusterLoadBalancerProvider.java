@@ -24,7 +24,9 @@ import java.util.Set;
  * <p>Its JSON config, every field optional: {@code {"policy": "weighted_random" | "round_robin" | "power_of_two",
  * "localZone": "eu-1a", "minLocalShare": 0.5, "outlierDetection": {"enabled": true,
  * "consecutiveLocalOriginFailure": 1, "consecutive5xx": 5, "baseEjectionTime": "30s", "maxEjectionTime": "300s",
- * "maxEjectionPercent": 50}}}. The policy defaults to {@code weighted_random}, so static registry weights are honoured
+ * "maxEjectionPercent": 50}, "healthyPanicThreshold": 50, "slowStartConfig": {"slowStartWindow": "10s",
+ * "aggression": 1.0, "minWeightPercent": 10}}} (the last two with Envoy's names: all-down protection and slow
+ * start, see {@link BalancerConfig}). The policy defaults to {@code weighted_random}, so static registry weights are honoured
  * (power of two choices compares load and ignores weights); the zone defaults to the target's {@code zone=}.
  *
  * <p>Thread-safe; stateless.
@@ -33,7 +35,9 @@ public final class MusterLoadBalancerProvider extends LoadBalancerProvider {
   /** The policy name. */
   public static final String POLICY = "muster";
 
-  private static final Set<String> FIELDS = Set.of("policy", "localZone", "minLocalShare", "outlierDetection");
+  private static final Set<String> FIELDS = Set.of("policy", "localZone", "minLocalShare", "outlierDetection",
+      "healthyPanicThreshold", "slowStartConfig");
+  private static final Set<String> SLOW_START_FIELDS = Set.of("slowStartWindow", "aggression", "minWeightPercent");
   private static final Set<String> OUTLIER_FIELDS = Set.of("enabled", "consecutiveLocalOriginFailure",
       "consecutive5xx", "baseEjectionTime", "maxEjectionTime", "maxEjectionPercent");
 
@@ -86,6 +90,17 @@ public final class MusterLoadBalancerProvider extends LoadBalancerProvider {
     }
     if (json.get("minLocalShare") != null) {
       b.minLocalShare(((Number) json.get("minLocalShare")).doubleValue());
+    }
+    if (json.get("healthyPanicThreshold") != null) {
+      b.healthyPanicThreshold(integer(json, "healthyPanicThreshold"));
+    }
+    @SuppressWarnings("unchecked")
+    Map<String, ?> ss = (Map<String, ?>) json.get("slowStartConfig");
+    if (ss != null) {
+      unknown(ss, SLOW_START_FIELDS, "slowStartConfig.");
+      b.slowStart(ss.get("slowStartWindow") == null ? Duration.ZERO : duration((String) ss.get("slowStartWindow")),
+          ss.get("aggression") == null ? 1.0 : ((Number) ss.get("aggression")).doubleValue(),
+          ss.get("minWeightPercent") == null ? 10 : integer(ss, "minWeightPercent"));
     }
     OutlierConfig.Builder o = OutlierConfig.builder();
     @SuppressWarnings("unchecked")

@@ -92,6 +92,24 @@ class MusterConfigTest {
   }
 
   @Test
+  void thePolicyConfigTakesThePanicThresholdAndSlowStartWithEnvoysNames() {
+    MusterLoadBalancerProvider p = new MusterLoadBalancerProvider();
+    assertThat(MusterLoadBalancerProvider.Config.defaults().balancer().healthyPanicThreshold()).isEqualTo(50);
+    assertThat(MusterLoadBalancerProvider.Config.defaults().balancer().slowStartWindow()).isZero();
+    MusterLoadBalancerProvider.Config c = (MusterLoadBalancerProvider.Config) p.parseLoadBalancingPolicyConfig(
+        Map.of("healthyPanicThreshold", 30.0, "slowStartConfig", Map.of("slowStartWindow", "20s", "aggression",
+            2.0, "minWeightPercent", 5.0))).getConfig();
+    assertThat(c.balancer().healthyPanicThreshold()).isEqualTo(30);
+    assertThat(c.balancer().slowStartWindow()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(c.balancer().slowStartAggression()).isEqualTo(2.0);
+    assertThat(c.balancer().slowStartMinWeightPercent()).isEqualTo(5);
+    assertThat(p.parseLoadBalancingPolicyConfig(Map.of("healthyPanicThreshold", 120.0)).getError().getDescription())
+        .contains("healthyPanicThreshold");
+    assertThat(p.parseLoadBalancingPolicyConfig(Map.of("slowStartConfig", Map.of("window", "1s"))).getError()
+        .getDescription()).contains("unknown field slowStartConfig.window");
+  }
+
+  @Test
   void aBadPolicyConfigIsAnInvalidArgumentNamingTheField() {
     MusterLoadBalancerProvider p = new MusterLoadBalancerProvider();
     ConfigOrError bad = p.parseLoadBalancingPolicyConfig(Map.of("localzone", "x"));
