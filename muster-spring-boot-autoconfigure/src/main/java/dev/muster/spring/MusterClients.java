@@ -22,6 +22,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Thread-safe: {@link #client} may be called from any thread; a service's client is created once.
  */
 public final class MusterClients implements AutoCloseable {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MusterClients.class);
+
   private final EtcdRegistry registry;
   private final MusterProperties properties;
   private final MeterRegistry meters; // null without Micrometer
@@ -33,6 +35,12 @@ public final class MusterClients implements AutoCloseable {
     this.registry = Objects.requireNonNull(registry, "registry");
     this.properties = Objects.requireNonNull(properties, "properties");
     this.meters = meters;
+    probe(properties.health()); // a bad muster.health.* fails the start, not the first call
+    if ("grpc".equalsIgnoreCase(properties.health().probe()) || String.valueOf(properties.health().probe())
+        .toLowerCase(java.util.Locale.ROOT).startsWith("grpc:")) {
+      throw new dev.muster.InvalidInputException("muster.health.probe", properties.health().probe(),
+          "use http:/PATH or tcp (grpc.health.v1 probes need muster-grpc's GrpcHealthProbe in a MusterClient)");
+    }
   }
 
   /** The client of {@code service}, started (its cache ranging and watching) on the first call. */
@@ -74,10 +82,18 @@ public final class MusterClients implements AutoCloseable {
   private MusterClient start(String service) {
     MusterProperties.Discovery d = properties.discovery();
     String zone = d.zone() != null ? d.zone() : properties.instance().zone();
+    MusterProperties.LoadBalancer lb = properties.loadbalancer();
+    CacheConfig.Builder cache = CacheConfig.builder(service).namespace(properties.namespace()).version(d.version());
+    if (d.maxStale() != null) {
+      cache.maxStale(d.maxStale(), d.stalePolicy());
+    }
     MusterClient.Builder b = MusterClient.builder(registry).service(service)
-        .cache(CacheConfig.builder(service).namespace(properties.namespace()).version(d.version()).build())
-        .balancer(BalancerConfig.defaults().toBuilder().localZone(zone).build())
-        .firstSetTimeout(d.firstSetTimeout());
+        .cache(cache.build())
+        .balancer(BalancerConfig.defaults().toBuilder().localZone(zone).healthyPanicThreshold(lb.panicThreshold())
+            .slowStart(lb.slowStart()).build())
+        .firstSetTimeout(d.firstSetTimeout())
+        .probe(probe(properties.health()))
+        .healthEvents(MusterClients::log);
     if (meters != null) {
       b.meters(meters);
     }
@@ -86,6 +102,25 @@ public final class MusterClients implements AutoCloseable {
       bind(client, service);
     }
     return client;
+  }
+
+  /** Health events in the application's log: WARN when an instance or the registry is judged failing. */
+  private static void log(dev.muster.health.HealthEvent e) {
+    String what = e.service() + (e.instance() == null ? "" : "/" + e.instance());
+    switch (e.type()) {
+      case PROBE_DOWN, PANIC_ON, MAX_STALE_REACHED -> LOG.warn("{} {}: {}", e.type().jsonName(), what, e.detail());
+      default -> LOG.info("{} {}: {}", e.type().jsonName(), what, e.detail());
+    }
+  }
+
+  /** The probe config of {@code muster.health.*}, or null when {@code muster.health.probe} is not set. */
+  static dev.muster.health.ProbeConfig probe(MusterProperties.Health h) {
+    if (h.probe() == null || h.probe().isBlank()) {
+      return null;
+    }
+    dev.muster.health.ProbeConfig c = dev.muster.health.ProbeConfig.parse(h.probe()).withInterval(h.interval())
+        .withTimeout(h.timeout()).withThresholds(h.unhealthyThreshold(), h.healthyThreshold());
+    return c.kind() == dev.muster.health.ProbeConfig.Kind.HTTP ? c.withExpectedStatuses(h.expect()) : c;
   }
 
   /**

@@ -20,6 +20,9 @@ import reactor.core.scheduler.Schedulers;
  * {@link RetryableRequestContext} with a previous instance) avoids the endpoint of the failed attempt. The calls'
  * outcomes come back through {@link MusterLoadBalancerLifecycle}.
  *
+ * <p>Past {@code muster.discovery.max-stale} with {@code FAIL_CLOSED} a choice is empty (Spring Cloud then fails
+ * the request with "No instances available"); the {@code max_stale_reached} line in the log says why.
+ *
  * <p>Thread-safe. Before the service's first set is known, a choice waits for it (up to
  * {@code muster.discovery.first-set-timeout}) on Reactor's bounded-elastic scheduler, never on the caller's.
  */
@@ -47,6 +50,9 @@ public final class MusterLoadBalancer implements ReactorServiceInstanceLoadBalan
 
   @SuppressWarnings("rawtypes")
   private Response<ServiceInstance> pick(MusterClient client, Request request) {
+    if (client.staleRefusal().isPresent()) {
+      return new EmptyResponse(); // FAIL_CLOSED past muster.discovery.max-stale: logged once as max_stale_reached
+    }
     EndpointState avoid = previous(request);
     EndpointState picked = avoid == null ? client.balancer().pick() : client.balancer().pick(avoid);
     return picked == null ? new EmptyResponse()

@@ -19,7 +19,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param tls TLS to etcd: CA, client certificate and key, authority
  * @param instance how this application registers itself
  * @param discovery how this application finds others
- * @param loadbalancer whether Spring Cloud LoadBalancer uses Muster's engine
+ * @param loadbalancer whether Spring Cloud LoadBalancer uses Muster's engine, its panic threshold and slow start
+ * @param health active probes of the instances this application calls
  */
 @ConfigurationProperties("muster")
 public record MusterProperties(
@@ -32,7 +33,8 @@ public record MusterProperties(
     @DefaultValue Tls tls,
     @DefaultValue Instance instance,
     @DefaultValue Discovery discovery,
-    @DefaultValue LoadBalancer loadbalancer) {
+    @DefaultValue LoadBalancer loadbalancer,
+    @DefaultValue Health health) {
 
   /**
    * TLS to etcd; all three files together turn it on ({@code https://} endpoints).
@@ -82,8 +84,33 @@ public record MusterProperties(
   /**
    * @param enabled whether every load-balanced client uses Muster's balancer and pushing supplier (default true);
    *     false leaves Spring Cloud's defaults (round robin, a discovery list cached for 35 s)
+   * @param panicThreshold all-down protection: below this percent of UP instances routable (ejection, probes),
+   *     route across all of them (Envoy's {@code healthy_panic_threshold}; 0: only when none is)
+   * @param slowStart ramp the share of an instance that joins or recovers over this window (0s: off; Envoy's
+   *     {@code slow_start_window}, linear, from 10 %)
    */
-  public record LoadBalancer(@DefaultValue("true") boolean enabled) {}
+  public record LoadBalancer(
+      @DefaultValue("true") boolean enabled,
+      @DefaultValue("50") int panicThreshold,
+      @DefaultValue("0s") Duration slowStart) {}
+
+  /**
+   * Active probes of every instance of the services this application calls, in parallel with the lease.
+   *
+   * @param probe {@code http:/PATH} (GET, expecting {@code expect}), {@code tcp} (connect); unset: no probes
+   * @param interval time between probes of one instance (±10 % jitter)
+   * @param timeout a probe not answered within this fails
+   * @param expect the HTTP statuses that pass, {@code 200} or a range such as {@code 200-399}
+   * @param unhealthyThreshold failures in a row that take an instance out
+   * @param healthyThreshold passes in a row that let it back
+   */
+  public record Health(
+      String probe,
+      @DefaultValue("5s") Duration interval,
+      @DefaultValue("1s") Duration timeout,
+      @DefaultValue("200") String expect,
+      @DefaultValue("2") int unhealthyThreshold,
+      @DefaultValue("2") int healthyThreshold) {}
 
   /**
    * Discovery and load balancing.
@@ -91,9 +118,15 @@ public record MusterProperties(
    * @param version the version of the services this application calls
    * @param zone this application's own zone, for zone preference (default: {@code muster.instance.zone})
    * @param firstSetTimeout how long a first lookup of a service waits for its endpoint set
+   * @param maxStale while etcd is unreachable, serve the last set for at most this long, then apply
+   *     {@code stalePolicy}; unset: for the whole outage
+   * @param stalePolicy after {@code maxStale}: {@code FAIL_CLOSED} (no new picks) or
+   *     {@code KEEP_FAILING_ENDPOINTS_OUT} (only instances with a recent success)
    */
   public record Discovery(
       @DefaultValue("v1") String version,
       String zone,
-      @DefaultValue("10s") Duration firstSetTimeout) {}
+      @DefaultValue("10s") Duration firstSetTimeout,
+      Duration maxStale,
+      @DefaultValue("FAIL_CLOSED") dev.muster.cache.StalePolicy stalePolicy) {}
 }

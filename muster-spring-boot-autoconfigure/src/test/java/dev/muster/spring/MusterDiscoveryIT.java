@@ -3,7 +3,9 @@ package dev.muster.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.sun.net.httpserver.HttpServer;
 import dev.muster.etcd.EtcdConfig;
+import dev.muster.health.Prober;
 import dev.muster.etcd.EtcdRegistry;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceState;
@@ -12,6 +14,7 @@ import dev.muster.registry.Registration;
 import dev.muster.testing.EtcdCluster;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -117,6 +120,56 @@ class MusterDiscoveryIT {
       assertThat(meters.get("muster.cache.endpoints").tag("service", "orders").gauge().value()).isEqualTo(3.0);
       assertThat(meters.get("muster.cache.stale").tag("service", "orders").gauge().value()).isZero();
       assertThat(meters.get("muster.cache.revision").tag("service", "orders").gauge().value()).isPositive();
+    });
+  }
+
+  /** A JDK server on loopback whose /health answers {@code status}. */
+  private static HttpServer health(int status) throws java.io.IOException {
+    HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
+    server.createContext("/health", exchange -> {
+      exchange.sendResponseHeaders(status, -1);
+      exchange.close();
+    });
+    server.start();
+    return server;
+  }
+
+  @Test
+  void withMusterHealthProbeAnInstanceWhoseProbeFailsIsNotPickedThoughItsLeaseIsAlive() throws Exception {
+    HttpServer ok = health(200);
+    HttpServer failing = health(503);
+    try {
+      register("o1", ok.getAddress().getPort());
+      register("o2", failing.getAddress().getPort());
+      runner().withPropertyValues("muster.health.probe=http:/health", "muster.health.interval=200ms",
+          "muster.health.timeout=500ms").run(ctx -> {
+            assertThat(ctx).hasNotFailed();
+            MusterClients clients = ctx.getBean(MusterClients.class);
+            MusterLoadBalancer balancer = new MusterLoadBalancer("orders", clients);
+            assertThat(balancer.choose(null).block(Duration.ofSeconds(10)).hasServer()).isTrue();
+            Prober prober = clients.client("orders").prober().orElseThrow();
+            assertThat(prober.config().describe()).isEqualTo("http GET /health expecting 200");
+            await("o2 probed down").atMost(Duration.ofSeconds(20)).until(() -> clients.client("orders").balancer()
+                .endpoints().stream().anyMatch(e -> e.instance().id().equals("o2") && e.isProbeDown()));
+            for (int i = 0; i < 30; i++) {
+              assertThat(balancer.choose(null).block(Duration.ofSeconds(10)).getServer().getInstanceId())
+                  .as("o2 fails its probes").isEqualTo("o1");
+            }
+            assertThat(prober.failures()).isPositive();
+            assertThat(prober.passes()).isPositive();
+          });
+    } finally {
+      ok.stop(0);
+      failing.stop(0);
+    }
+  }
+
+  @Test
+  void aBadProbePropertyFailsTheStartWithWhatToUse() {
+    runner().withPropertyValues("muster.health.probe=udp").run(ctx -> {
+      assertThat(ctx).hasFailed();
+      assertThat(ctx.getStartupFailure()).rootCause().hasMessageContaining("probe")
+          .hasMessageContaining("use http:/PATH, tcp");
     });
   }
 }
