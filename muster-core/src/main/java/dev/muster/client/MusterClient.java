@@ -129,6 +129,9 @@ public final class MusterClient implements AutoCloseable {
     this.balancer = new Balancer(b.balancer, detector, b.ticker, b.random, b.onRemoved, b.service, events);
     this.prober = b.probeConfig == null ? null : prober(b);
     this.caller = new Caller(balancer, new RetryBudget(b.retry, b.ticker), b.retry, b.ticker, b.scheduler, metrics);
+    if (b.meters != null) {
+      MicrometerCallMetrics.bindHealth(b.meters, b.service, balancer, prober, this::isOverMaxStale);
+    }
     EndpointListener feed = new EndpointListener() {
       @Override
       public void onChange(EndpointSet set, EndpointDelta delta) {

@@ -157,6 +157,11 @@ class MusterDiscoveryIT {
             }
             assertThat(prober.failures()).isPositive();
             assertThat(prober.passes()).isPositive();
+            MeterRegistry meters = ctx.getBean(MeterRegistry.class);
+            assertThat(meters.get("muster.probe.down").tag("service", "orders").gauge().value()).isEqualTo(1.0);
+            assertThat(meters.get("muster.probe.results").tag("result", "fail").functionCounter().count())
+                .isPositive();
+            assertThat(meters.get("muster.balancer.panic").tag("service", "orders").gauge().value()).isZero();
           });
     } finally {
       ok.stop(0);
