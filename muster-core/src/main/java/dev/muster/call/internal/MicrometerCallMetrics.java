@@ -56,6 +56,7 @@ public final class MicrometerCallMetrics implements CallMetrics {
         .description("1 while picks go across endpoints local judgement excludes (panic routing)").register(registry);
     Gauge.builder("muster.cache.over.max.stale", overMaxStale, o -> o.getAsBoolean() ? 1 : 0).tag("service", service)
         .description("1 while the registry has been unreachable past maxStale (the stale policy applies)")
+        .strongReference(true) // the supplier is a lambda that nothing else holds: a weak gauge would read NaN
         .register(registry);
     if (prober != null) {
       Gauge.builder("muster.probe.down", prober, Prober::downCount).tag("service", service)
