@@ -95,7 +95,7 @@ final class RegisterCommand implements Callable<Integer> {
   java.nio.file.Path helloFaultFile;
 
   @Option(names = "--start-not-ready", description = "Register as STARTING (in every cache, picked by none) and stay"
-      + " so until --ready-url answers 2xx (without --ready-url: for good, a test of consumers).")
+      + " so until --ready-url answers 2xx or the process gets SIGUSR1 (SIGUSR2 puts it back to STARTING).")
   boolean startNotReady;
 
   @Option(names = "--ready-url", paramLabel = "URL", description = "Register as STARTING, poll URL (GET, every 200"
@@ -151,6 +151,9 @@ final class RegisterCommand implements Callable<Integer> {
     }
     if (readyUrl != null) {
       ReadyPoller.start(readyUrl, registration, out);
+    }
+    if (startNotReady || readyUrl != null) {
+      ReadySignals.install(registration, out);
     }
     RegistrationEvent last = awaitEnd(ended);
     if (registration.state() != RegistrationState.FAILED) {

@@ -218,6 +218,23 @@ class RegisterCommandIT {
   }
 
   @Test
+  void startNotReadyTurnsUpOnSigusr1AndBackToStartingOnSigusr2OnTheSameLease() throws Exception {
+    String service = newService();
+    try (ChildProcess p = register(service, "s-1", "--start-not-ready")) {
+      awaitEvent(p, "registered");
+      assertThat(state(service, "s-1")).isEqualTo("STARTING");
+      long lease = get(key(service, "s-1")).getKvs().get(0).getLease();
+      p.signal("USR1");
+      assertThat(awaitEvent(p, "ready").path("by").asText()).isEqualTo("SIGUSR1");
+      assertThat(state(service, "s-1")).isEqualTo("UP");
+      p.signal("USR2");
+      assertThat(awaitEvent(p, "not_ready").path("by").asText()).isEqualTo("SIGUSR2");
+      assertThat(state(service, "s-1")).isEqualTo("STARTING");
+      assertThat(get(key(service, "s-1")).getKvs().get(0).getLease()).as("the same lease").isEqualTo(lease);
+    }
+  }
+
+  @Test
   void aReadyUrlThatIsNotHttpIsOneLineAndExitTwo() throws Exception {
     try (ChildProcess p = MusterJar.run(EXIT, "register", "--endpoints", etcd.endpointsString(), "--service",
         newService(), "--address", "127.0.0.1:9000", "--ready-url", "ftp://127.0.0.1/ready")) {
