@@ -158,6 +158,29 @@ class BalancerUpdateTest {
       }
     }
 
+    @Test
+    void picksWhileAnEndpointRampsAllocateNothing() {
+      com.sun.management.ThreadMXBean threads =
+          (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+      for (Policy policy : Policy.values()) {
+        Balancer balancer = balancer(BalancerConfig.builder().policy(policy).slowStart(Duration.ofSeconds(10))
+            .build(), ticker);
+        balancer.update(set(instance("a").weight(1), instance("b").weight(2)));
+        balancer.update(set(instance("a").weight(1), instance("b").weight(2), instance("c").weight(3)));
+        ticker.advance(Duration.ofSeconds(2)); // c ramps; the next pick rebuilds at this time, then none does
+        EndpointState a = endpoint(balancer, "a");
+        assertThat(endpoint(balancer, "c").isRamping()).as(policy.name()).isTrue();
+        long id = Thread.currentThread().getId();
+        pickMany(balancer, a, 20_000); // warm up, and the one rebuild
+
+        long before = threads.getThreadAllocatedBytes(id);
+        pickMany(balancer, a, 100_000);
+        long allocated = threads.getThreadAllocatedBytes(id) - before;
+
+        assertThat(allocated).as(policy.name()).isLessThan(4_096);
+      }
+    }
+
     private void pickMany(Balancer balancer, EndpointState avoid, int n) {
       for (int i = 0; i < n; i++) {
         if (balancer.pick() == null || balancer.pick(avoid) == null) {
