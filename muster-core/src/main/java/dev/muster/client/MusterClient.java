@@ -206,7 +206,8 @@ public final class MusterClient implements AutoCloseable {
       throw new InvalidInputException("probe", pc.describe(), e.getMessage());
     }
     Scheduler timers = b.probeScheduler != null ? b.probeScheduler : Scheduler.of(pool);
-    return new Prober(b.service, pc, probe, timers, b.random, balancer::probeChanged, events, pool::shutdownNow);
+    return new Prober(b.service, pc, probe, timers::schedule, b.random, balancer::probeChanged, events,
+        pool::shutdownNow);
   }
 
   private void maxStaleReached(Instant since) {

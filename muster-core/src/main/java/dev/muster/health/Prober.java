@@ -2,7 +2,6 @@ package dev.muster.health;
 
 import dev.muster.cache.EndpointDelta;
 import dev.muster.cache.EndpointSet;
-import dev.muster.call.Scheduler;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceKey;
 import java.time.Duration;
@@ -56,13 +55,22 @@ public final class Prober implements AutoCloseable {
     void probeChanged(InstanceKey key, boolean down);
   }
 
+  /**
+   * Runs the probes' timers: {@code task} once after {@code delay}, returning an action that cancels it (the shape
+   * of {@code dev.muster.call.Scheduler}, so {@code scheduler::schedule} is one). Thread-safe.
+   */
+  @FunctionalInterface
+  public interface Timer {
+    Runnable schedule(Runnable task, Duration delay);
+  }
+
   /** An endpoint's verdict. */
   public enum Verdict { UNKNOWN, HEALTHY, UNHEALTHY }
 
   private final String service;
   private final ProbeConfig config;
   private final Probe probe;
-  private final Scheduler scheduler;
+  private final Timer scheduler;
   private final Supplier<? extends RandomGenerator> random;
   private final Sink sink;
   private final HealthListener events;
@@ -78,7 +86,7 @@ public final class Prober implements AutoCloseable {
    * @param random draws the jitter (and the first probe's delay)
    * @param onClose run at {@link #close()} after the probe is closed (to stop the pool); null for nothing
    */
-  public Prober(String service, ProbeConfig config, Probe probe, Scheduler scheduler,
+  public Prober(String service, ProbeConfig config, Probe probe, Timer scheduler,
       Supplier<? extends RandomGenerator> random, Sink sink, HealthListener events, Runnable onClose) {
     this.service = Objects.requireNonNull(service, "service");
     this.config = Objects.requireNonNull(config, "config");
