@@ -106,7 +106,7 @@ public final class Balancer implements EndpointListener {
       Supplier<? extends RandomGenerator> random, Consumer<Instance> onRemoved, String service,
       HealthListener events) {
     this.service = Objects.requireNonNull(service, "service");
-    this.events = events == null ? HealthListener.NONE : events;
+    this.events = HealthListener.guarded(events);
     this.config = Objects.requireNonNull(config, "config");
     this.detector = Objects.requireNonNull(detector, "detector");
     this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
@@ -436,11 +436,7 @@ public final class Balancer implements EndpointListener {
   private void fireEvents() {
     HealthEvent e;
     while ((e = pendingEvents.poll()) != null) {
-      try {
-        events.onEvent(e);
-      } catch (RuntimeException failure) {
-        log.warn("health listener failed on {}; ignored", e.type(), failure);
-      }
+      events.onEvent(e);
     }
   }
 }

@@ -119,7 +119,7 @@ public final class MusterClient implements AutoCloseable {
     this.firstSetTimeout = b.firstSetTimeout;
     this.scheduler = b.scheduler;
     this.clock = b.clock;
-    this.events = b.events == null ? HealthListener.NONE : b.events;
+    this.events = HealthListener.guarded(b.events);
     this.metrics = b.metrics != null ? b.metrics
         : b.meters != null ? new MicrometerCallMetrics(b.meters, b.service) : CallMetrics.noop();
     CacheConfig cacheConfig = b.cache != null ? b.cache.config().orElse(null) : b.cacheConfig;
@@ -165,7 +165,7 @@ public final class MusterClient implements AutoCloseable {
           if (stalePolicy == StalePolicy.KEEP_FAILING_ENDPOINTS_OUT) {
             balancer.restrictToRecentSuccess(null);
           }
-          fire(new HealthEvent(HealthEvent.Type.MAX_STALE_CLEARED, service, null, "the registry answers again after "
+          events.onEvent(new HealthEvent(HealthEvent.Type.MAX_STALE_CLEARED, service, null, "the registry answers again after "
               + staleFor.toMillis() + " ms stale; " + stalePolicy + " lifted", clock.instant()));
         }
       }
@@ -218,7 +218,7 @@ public final class MusterClient implements AutoCloseable {
     if (stalePolicy == StalePolicy.KEEP_FAILING_ENDPOINTS_OUT) {
       balancer.restrictToRecentSuccess(maxStale);
     }
-    fire(new HealthEvent(HealthEvent.Type.MAX_STALE_REACHED, service, null, staleMessage(since) + "; "
+    events.onEvent(new HealthEvent(HealthEvent.Type.MAX_STALE_REACHED, service, null, staleMessage(since) + "; "
         + (stalePolicy == StalePolicy.FAIL_CLOSED ? "new calls are refused (FAIL_CLOSED)"
         : "only endpoints with a recent success are called (KEEP_FAILING_ENDPOINTS_OUT)"), clock.instant()));
   }
@@ -226,15 +226,6 @@ public final class MusterClient implements AutoCloseable {
   private String staleMessage(Instant since) {
     return "registry unreachable for " + Duration.between(since, clock.instant()).toSeconds() + " s, over maxStale "
         + maxStale.toSeconds() + " s";
-  }
-
-  private void fire(HealthEvent e) {
-    try {
-      events.onEvent(e);
-    } catch (RuntimeException failure) {
-      org.slf4j.LoggerFactory.getLogger(MusterClient.class).warn("health listener failed on {}; ignored",
-          e.type(), failure);
-    }
   }
 
   /**

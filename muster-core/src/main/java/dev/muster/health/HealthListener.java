@@ -1,5 +1,7 @@
 package dev.muster.health;
 
+import org.slf4j.LoggerFactory;
+
 /**
  * Receives {@link HealthEvent}s. Called on the thread that made the decision (a probe's completion, a caller's
  * thread whose pick rebuilt the balancer, the scheduler's thread for staleness), never under a lock of Muster's: it
@@ -10,4 +12,18 @@ public interface HealthListener {
   HealthListener NONE = event -> { };
 
   void onEvent(HealthEvent event);
+
+  /** {@code listener} ({@link #NONE} for null) with a throw logged at WARN and ignored, as the contract says. */
+  static HealthListener guarded(HealthListener listener) {
+    if (listener == null) {
+      return NONE;
+    }
+    return event -> {
+      try {
+        listener.onEvent(event);
+      } catch (RuntimeException e) {
+        LoggerFactory.getLogger(HealthListener.class).warn("health listener failed on {}; ignored", event.type(), e);
+      }
+    };
+  }
 }

@@ -15,8 +15,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /*
  * State machine, per endpoint (docs/design-health.md):
@@ -47,7 +45,6 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. {@link #update} must be called from one thread at a time (the cache's notifier).
  */
 public final class Prober implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(Prober.class);
 
   /** Where verdicts go: the balancer's {@code probeChanged}. Fast, must not call back into the prober. */
   @FunctionalInterface
@@ -94,7 +91,7 @@ public final class Prober implements AutoCloseable {
     this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
     this.random = Objects.requireNonNull(random, "random");
     this.sink = Objects.requireNonNull(sink, "sink");
-    this.events = events == null ? HealthListener.NONE : events;
+    this.events = HealthListener.guarded(events);
     this.onClose = onClose == null ? () -> { } : onClose;
   }
 
@@ -217,14 +214,6 @@ public final class Prober implements AutoCloseable {
     return Duration.ofNanos(Math.max(1, (long) (config.interval().toNanos() * factor)));
   }
 
-  private void fire(HealthEvent e) {
-    try {
-      events.onEvent(e);
-    } catch (RuntimeException failure) {
-      log.warn("health listener failed on {}; ignored", e.type(), failure);
-    }
-  }
-
   /** One endpoint under probe. */
   private final class Target {
     final Instance instance;
@@ -311,7 +300,7 @@ public final class Prober implements AutoCloseable {
         schedule(nextDelay());
       }
       if (event != null) {
-        fire(event);
+        events.onEvent(event);
       }
     }
   }

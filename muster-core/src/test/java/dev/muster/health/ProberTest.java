@@ -61,7 +61,7 @@ class ProberTest {
 
   private Prober prober(ProbeConfig config, long seed) {
     SplittableRandom random = new SplittableRandom(seed);
-    prober = new Prober("orders", config, probe, scheduler, () -> random,
+    prober = new Prober("orders", config, probe, scheduler::schedule, () -> random,
         (key, down) -> sink.add(new Told(key.id(), down)), events::add, onCloseRuns::incrementAndGet);
     return prober;
   }
