@@ -5,6 +5,7 @@ import dev.muster.cache.EndpointListener;
 import dev.muster.cache.EndpointSet;
 import dev.muster.health.HealthEvent;
 import dev.muster.health.HealthListener;
+import dev.muster.health.Prober;
 import dev.muster.outlier.OutlierDetector;
 import dev.muster.outlier.OutlierState;
 import dev.muster.registry.Instance;
@@ -62,7 +63,7 @@ import org.slf4j.LoggerFactory;
  * thread (normally the cache's notifier, the balancer being the cache's {@link EndpointListener}); they take a short
  * lock and call {@code onRemoved} on the calling thread after releasing it.
  */
-public final class Balancer implements EndpointListener {
+public final class Balancer implements EndpointListener, Prober.Sink {
   private static final Logger log = LoggerFactory.getLogger(Balancer.class);
 
   private final BalancerConfig config;
@@ -325,7 +326,10 @@ public final class Balancer implements EndpointListener {
   /**
    * Active probes' verdict on {@code key}: down takes it out of the candidates (unless panic routing), up lets it
    * back (ramping if slow start is on). A key not in the set is ignored. From any thread; takes the short lock.
+   * The events it causes (panic on or off) are queued, not delivered: call {@link #settled()} once you hold no
+   * lock (the {@link Prober} does), or they go with the next change's.
    */
+  @Override
   public void probeChanged(InstanceKey key, boolean down) {
     lock.lock();
     try {
@@ -338,6 +342,11 @@ public final class Balancer implements EndpointListener {
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Hands the queued health events to the listener, on this thread; call it holding no lock. */
+  @Override
+  public void settled() {
     fireEvents();
   }
 

@@ -115,6 +115,11 @@ public final class EndpointState {
     }
   }
 
+  /** When its last success was (the ticker's nanoseconds); meaningful only once it {@link #recentlySucceeded}. */
+  long lastSuccessNanos() {
+    return lastSuccessNanos;
+  }
+
   /** Its last attempt succeeded, within {@code windowNanos} of {@code nowNanos}. */
   boolean recentlySucceeded(long nowNanos, long windowNanos) {
     if (!succeeded) {

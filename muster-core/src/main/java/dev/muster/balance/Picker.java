@@ -72,16 +72,23 @@ final class Picker {
     this.restricted = recentWindowNanos >= 0;
 
     EndpointState[] set = all;
+    boolean timedRebuild = false;
+    long next = 0;
     if (recentWindowNanos >= 0) {
       EndpointState[] recent = java.util.Arrays.stream(all)
           .filter(e -> e.recentlySucceeded(nowNanos, recentWindowNanos)).toArray(EndpointState[]::new);
-      set = recent.length > 0 ? recent : all;
+      if (recent.length > 0) {
+        set = recent;
+        for (EndpointState e : recent) { // a success ages out of the window: rebuild then
+          long expires = e.lastSuccessNanos() + recentWindowNanos + 1;
+          next = !timedRebuild || expires - next < 0 ? expires : next;
+          timedRebuild = true;
+        }
+      }
     }
     List<EndpointState> available = new ArrayList<>();
     List<EndpointState> up = new ArrayList<>();
     List<EndpointState> ready = new ArrayList<>(); // everything but STARTING: the panic candidates
-    boolean timedRebuild = false;
-    long next = 0;
     for (EndpointState e : all) {
       if (e.isEjected()) {
         long until = e.outlier().ejectedUntilNanos();

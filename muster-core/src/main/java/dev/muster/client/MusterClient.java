@@ -174,6 +174,8 @@ public final class MusterClient implements AutoCloseable {
       public void onFailed(EndpointSet set, dev.muster.MusterException why) {
         if (firstSet.completeExceptionally(why)) { // refused before any set: waiting calls fail with why
           release(why);
+        } else if (staleSince == null) {
+          onStale(set, clock.instant(), why.getMessage()); // refused for good: the set can only age from here
         }
       }
     };
@@ -206,8 +208,7 @@ public final class MusterClient implements AutoCloseable {
       throw new InvalidInputException("probe", pc.describe(), e.getMessage());
     }
     Scheduler timers = b.probeScheduler != null ? b.probeScheduler : Scheduler.of(pool);
-    return new Prober(b.service, pc, probe, timers::schedule, b.random, balancer::probeChanged, events,
-        pool::shutdownNow);
+    return new Prober(b.service, pc, probe, timers::schedule, b.random, balancer, events, pool::shutdownNow);
   }
 
   private void maxStaleReached(Instant since) {

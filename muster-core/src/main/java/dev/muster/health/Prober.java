@@ -33,7 +33,8 @@ import java.util.random.RandomGenerator;
  * scheduled only when the last one's result is in. A Target's counts and verdict change, and the sink is told,
  * under the Target's monitor, which cancel() takes too: a result that comes after the endpoint left the set (or
  * after its address changed) is dropped, never reported. Lock order: Target, then the sink's (the balancer's)
- * lock; the sink never calls back. Events go to the listener after the monitor is released.
+ * lock; the sink never calls back. Events (the prober's, and through Sink.settled the balancer's) go to the
+ * listener after the monitor is released.
  */
 /**
  * Probes each endpoint of one service's set, in parallel with the lease, and tells a {@link Sink} (the balancer)
@@ -46,10 +47,16 @@ import java.util.random.RandomGenerator;
  */
 public final class Prober implements AutoCloseable {
 
-  /** Where verdicts go: the balancer's {@code probeChanged}. Fast, must not call back into the prober. */
-  @FunctionalInterface
+  /**
+   * Where verdicts go: the balancer ({@code Balancer} implements it). {@link #probeChanged} is called under the
+   * endpoint's monitor, so it must be fast, must not call back into the prober and must not run user code (a
+   * listener); {@link #settled} follows each call with no lock of the prober's held, for what the change caused
+   * (the balancer hands its events to the listener there).
+   */
   public interface Sink {
     void probeChanged(InstanceKey key, boolean down);
+
+    default void settled() {}
   }
 
   /**
@@ -137,6 +144,7 @@ public final class Prober implements AutoCloseable {
     }
     if (old != null) {
       old.cancel(true); // a new address is a new endpoint to judge: its old verdict is lifted
+      sink.settled();
       probe.forget(old.instance);
     }
     Target t = new Target(i);
@@ -300,7 +308,8 @@ public final class Prober implements AutoCloseable {
         schedule(nextDelay());
       }
       if (event != null) {
-        events.onEvent(event);
+        events.onEvent(event); // the cause first, then what it caused (panic on or off)
+        sink.settled();
       }
     }
   }

@@ -7,8 +7,10 @@ import static dev.muster.balance.TestEndpoints.picks;
 import static dev.muster.balance.TestEndpoints.set;
 import static dev.muster.balance.TestEndpoints.starting;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.muster.InvalidInputException;
 import dev.muster.balance.BalancerConfig.Policy;
 import dev.muster.health.HealthEvent;
 import dev.muster.outlier.OutlierConfig;
@@ -52,15 +54,18 @@ class HealthBalancingTest {
     return balancer.endpoints().stream().filter(s -> s.instance().id().equals(id)).findFirst().orElseThrow();
   }
 
+  /** Each id probed down, as the Prober reports it: the verdict, then settled() with no lock held. */
   private static void down(Balancer balancer, String... ids) {
     for (String id : ids) {
       balancer.probeChanged(instance(id).key(), true);
+      balancer.settled();
     }
   }
 
   private static void up(Balancer balancer, String... ids) {
     for (String id : ids) {
       balancer.probeChanged(instance(id).key(), false);
+      balancer.settled();
     }
   }
 
@@ -192,6 +197,33 @@ class HealthBalancingTest {
       assertThat(balancer.isPanicking()).as("none available: the last resort panic still applies").isTrue();
       assertThat(picks(balancer, 2000)).containsOnly("a", "b", "c", "d").contains("a", "b", "c", "d");
       assertThat(eventTypes()).containsExactly(HealthEvent.Type.PANIC_ON);
+    }
+
+    @Test
+    void withPanicRoutingOffNothingPanicsAndAnAllDownSetHasNoPick() {
+      Balancer balancer = balancer(BalancerConfig.builder().policy(Policy.ROUND_ROBIN).panicRouting(false).build());
+      balancer.update(set(abcd()));
+
+      down(balancer, "b", "c", "d");
+
+      assertThat(balancer.isPanicking()).as("1 of 4, but panic routing is off").isFalse();
+      assertThat(picks(balancer, 40)).containsOnly("a");
+
+      down(balancer, "a");
+
+      assertThat(balancer.isPanicking()).isFalse();
+      assertThat(balancer.pick()).isNull();
+      assertThat(balancer.pick(state(balancer, "a"))).isNull();
+      assertThat(events).isEmpty();
+    }
+
+    @Test
+    void withPanicRoutingOffAnAllDrainingSetHasNoPickEither() {
+      Balancer balancer = balancer(BalancerConfig.builder().panicRouting(false).build());
+      balancer.update(set(draining("a"), draining("b")));
+
+      assertThat(balancer.isPanicking()).isFalse();
+      assertThat(balancer.pick()).isNull();
     }
 
     @Test
@@ -355,6 +387,48 @@ class HealthBalancingTest {
         last = f;
       }
       assertThat(last).isEqualTo(1.0);
+    }
+  }
+
+  @Nested
+  class Config {
+    @Test
+    void thePanicThresholdIsAPercent() {
+      assertThat(BalancerConfig.builder().healthyPanicThreshold(0).build().healthyPanicThreshold()).isZero();
+      assertThat(BalancerConfig.builder().healthyPanicThreshold(100).build().healthyPanicThreshold()).isEqualTo(100);
+      for (int bad : new int[] {-1, 101}) {
+        assertThatThrownBy(() -> BalancerConfig.builder().healthyPanicThreshold(bad).build())
+            .isInstanceOf(InvalidInputException.class)
+            .hasMessageContaining("healthyPanicThreshold").hasMessageContaining("use 0 (off) to 100 percent");
+      }
+    }
+
+    @Test
+    void slowStartValuesAreChecked() {
+      assertThatThrownBy(() -> BalancerConfig.builder().slowStart(Duration.ofSeconds(-1)).build())
+          .isInstanceOf(InvalidInputException.class).hasMessageContaining("slowStartWindow")
+          .hasMessageContaining("use zero (off) or a positive duration");
+      assertThatThrownBy(() -> BalancerConfig.builder().slowStart(null).build())
+          .isInstanceOf(InvalidInputException.class).hasMessageContaining("slowStartWindow");
+      for (double bad : new double[] {0.0, -1.0, Double.NaN, Double.POSITIVE_INFINITY}) {
+        assertThatThrownBy(() -> BalancerConfig.builder().slowStart(Duration.ofSeconds(10), bad, 10).build())
+            .as("aggression %s", bad)
+            .isInstanceOf(InvalidInputException.class).hasMessageContaining("slowStartAggression")
+            .hasMessageContaining("use a positive number");
+      }
+      for (int bad : new int[] {0, 101}) {
+        assertThatThrownBy(() -> BalancerConfig.builder().slowStart(Duration.ofSeconds(10), 1.0, bad).build())
+            .isInstanceOf(InvalidInputException.class).hasMessageContaining("slowStartMinWeightPercent")
+            .hasMessageContaining("use 1 to 100");
+      }
+    }
+
+    @Test
+    void toBuilderKeepsTheHealthFields() {
+      BalancerConfig c = BalancerConfig.builder().healthyPanicThreshold(70)
+          .slowStart(Duration.ofSeconds(45), 2.5, 25).panicRouting(false).build();
+      assertThat(c.toBuilder().build()).isEqualTo(c);
+      assertThat(BalancerConfig.defaults().panicRouting()).isTrue();
     }
   }
 
@@ -567,6 +641,20 @@ class HealthBalancingTest {
 
       outcome("b", false);
       assertThat(picks(balancer, 40)).as("none left: every endpoint again").contains("a", "b", "c", "d");
+    }
+
+    @Test
+    void aSuccessAgesOutOfTheWindowWithoutAnyOtherChange() {
+      setUp(Policy.ROUND_ROBIN);
+      outcome("a", true);
+      ticker.advance(Duration.ofSeconds(5));
+      outcome("b", true);
+      balancer.restrictToRecentSuccess(Duration.ofSeconds(10));
+      assertThat(picks(balancer, 40)).containsOnly("a", "b").contains("a", "b");
+
+      ticker.advance(Duration.ofSeconds(6)); // a's success is 11 s old, b's 6 s
+
+      assertThat(picks(balancer, 40)).containsOnly("b");
     }
 
     @Test

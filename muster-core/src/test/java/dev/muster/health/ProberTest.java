@@ -2,16 +2,23 @@ package dev.muster.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.muster.balance.Balancer;
+import dev.muster.balance.BalancerConfig;
 import dev.muster.balance.FakeTicker;
 import dev.muster.cache.EndpointDelta;
 import dev.muster.cache.EndpointSet;
 import dev.muster.call.FakeScheduler;
 import dev.muster.health.Prober.Verdict;
+import dev.muster.outlier.OutlierDetector;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceKey;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MonitorInfo;
+import java.lang.management.ThreadInfo;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
@@ -625,6 +632,67 @@ class ProberTest {
       assertThat(probe.checked).isEmpty();
       assertThat(prober.probedCount()).isZero();
       assertThat(scheduler.pending()).isZero();
+    }
+  }
+
+  @Nested
+  class WithABalancer {
+    /** The classes of the monitors the current thread holds. */
+    private List<String> monitorsHeld() {
+      ThreadInfo info = ManagementFactory.getThreadMXBean()
+          .getThreadInfo(new long[] {Thread.currentThread().getId()}, true, false)[0];
+      return Arrays.stream(info.getLockedMonitors()).map(MonitorInfo::getClassName).toList();
+    }
+
+    private Balancer balancer(HealthListener listener) {
+      SplittableRandom random = new SplittableRandom(1);
+      return new Balancer(BalancerConfig.defaults(), OutlierDetector.disabled(ticker), ticker, () -> random, null,
+          "orders", listener);
+    }
+
+    @Test
+    void verdictsReachTheBalancer() {
+      Balancer balancer = balancer(events::add);
+      SplittableRandom random = new SplittableRandom(3);
+      prober = new Prober("orders", config(1, 1), probe, scheduler::schedule, () -> random,
+          balancer, events::add, null);
+      probe.script("a", ScriptedProbe.Answer.FAIL);
+      EndpointSet set = EndpointSet.of(1, List.of(instance("a"), instance("b")));
+      EndpointDelta delta = EndpointDelta.between(EndpointDelta.Kind.SNAPSHOT, EndpointSet.EMPTY, set);
+      balancer.update(set, delta);
+      prober.update(set, delta);
+
+      runProbes("a", 1);
+      assertThat(balancer.availableCount()).isEqualTo(1);
+      assertThat(balancer.pick().instance().id()).isEqualTo("b");
+
+      runProbes("a", 1);
+      assertThat(balancer.availableCount()).isEqualTo(2);
+      assertThat(eventTypes()).containsExactly(HealthEvent.Type.PROBE_DOWN, HealthEvent.Type.PROBE_UP);
+    }
+
+    @Test
+    void eventsCausedByAVerdictAreNotDeliveredUnderTheProbersLock() {
+      List<String> heldAtEvents = new ArrayList<>();
+      HealthListener listener = e -> {
+        events.add(e);
+        heldAtEvents.addAll(monitorsHeld());
+      };
+      Balancer balancer = balancer(listener);
+      SplittableRandom random = new SplittableRandom(3);
+      prober = new Prober("orders", config(1, 1), probe, scheduler::schedule, () -> random,
+          balancer, listener, null);
+      probe.script("a", ScriptedProbe.Answer.FAIL);
+      EndpointSet set = EndpointSet.of(1, List.of(instance("a")));
+      EndpointDelta delta = EndpointDelta.between(EndpointDelta.Kind.SNAPSHOT, EndpointSet.EMPTY, set);
+      balancer.update(set, delta);
+      prober.update(set, delta);
+
+      runProbes("a", 2); // down (the only endpoint: panic), then up again
+
+      assertThat(eventTypes()).contains(HealthEvent.Type.PANIC_ON, HealthEvent.Type.PANIC_OFF,
+          HealthEvent.Type.PROBE_DOWN, HealthEvent.Type.PROBE_UP);
+      assertThat(heldAtEvents).as("monitors held while the listener ran").isEmpty();
     }
   }
 
