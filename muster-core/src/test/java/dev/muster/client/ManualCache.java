@@ -17,7 +17,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * An in-memory endpoint cache whose sets the test publishes by hand (not etcd: it only plays the cache's listener
  * contract, on the publishing thread). {@link #source()} hands out this one cache and records the configs it was
- * asked for.
+ * asked for. It goes stale and recovers when the test says so ({@link #stale}, {@link #recovered}), and has a
+ * config when built with one (so a client sees its {@code maxStale}).
  */
 public final class ManualCache implements EndpointCache {
   private final List<EndpointListener> listeners = new CopyOnWriteArrayList<>();
@@ -25,6 +26,34 @@ public final class ManualCache implements EndpointCache {
   private volatile EndpointSet current = EndpointSet.EMPTY;
   private volatile boolean published;
   private volatile int closes;
+  private volatile Instant staleSince;
+  private final CacheConfig config;
+
+  public ManualCache() {
+    this(null);
+  }
+
+  /** A cache whose {@link #config()} is {@code config} (null: none, as a hand-fed cache may have). */
+  public ManualCache(CacheConfig config) {
+    this.config = config;
+  }
+
+  /** Goes stale as of {@code since}: every listener's {@code onStale}. */
+  public void stale(Instant since) {
+    staleSince = since;
+    listeners.forEach(l -> l.onStale(current, since, "etcd unreachable: connection refused"));
+  }
+
+  /** Recovers after {@code staleFor}: every listener's {@code onRecovered}. */
+  public void recovered(Duration staleFor) {
+    staleSince = null;
+    listeners.forEach(l -> l.onRecovered(current, staleFor));
+  }
+
+  @Override
+  public Optional<CacheConfig> config() {
+    return Optional.ofNullable(config);
+  }
 
   /** Publishes {@code instances} as the next revision, to every listener. */
   public void publish(List<Instance> instances) {
@@ -66,12 +95,12 @@ public final class ManualCache implements EndpointCache {
 
   @Override
   public boolean isStale() {
-    return false;
+    return staleSince != null;
   }
 
   @Override
   public Optional<Instant> staleSince() {
-    return Optional.empty();
+    return Optional.ofNullable(staleSince);
   }
 
   @Override

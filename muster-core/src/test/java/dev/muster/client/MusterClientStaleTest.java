@@ -53,7 +53,7 @@ class MusterClientStaleTest {
   private final Set<String> failing = new HashSet<>();
   private final List<HealthEvent> events = new CopyOnWriteArrayList<>();
   private final SplittableRandom random = new SplittableRandom(7);
-  private StaleCache cache;
+  private ManualCache cache;
   private MusterClient client;
 
   @AfterEach
@@ -90,96 +90,6 @@ class MusterClientStaleTest {
     }
   }
 
-  /**
-   * An in-memory cache with a config (so the client sees its maxStale) that publishes, goes stale and recovers when
-   * the test says so, to its listeners on the test's thread.
-   */
-  private static final class StaleCache implements EndpointCache {
-    private final CacheConfig config;
-    private final List<EndpointListener> listeners = new CopyOnWriteArrayList<>();
-    private volatile EndpointSet current = EndpointSet.EMPTY;
-    private volatile Instant staleSince;
-
-    StaleCache(CacheConfig config) {
-      this.config = config;
-    }
-
-    void publish(Instance... instances) {
-      EndpointSet before = current;
-      current = EndpointSet.of(before.revision() + 1, List.of(instances));
-      EndpointDelta delta = EndpointDelta.between(before == EndpointSet.EMPTY ? EndpointDelta.Kind.SNAPSHOT
-          : EndpointDelta.Kind.UPDATE, before, current);
-      listeners.forEach(l -> l.onChange(current, delta));
-    }
-
-    void stale(Instant since) {
-      staleSince = since;
-      listeners.forEach(l -> l.onStale(current, since, "etcd unreachable: connection refused"));
-    }
-
-    void recovered(Duration staleFor) {
-      staleSince = null;
-      listeners.forEach(l -> l.onRecovered(current, staleFor));
-    }
-
-    /** The config, or none when null (as a test's hand-fed cache may have). */
-    @Override
-    public Optional<CacheConfig> config() {
-      return Optional.ofNullable(config);
-    }
-
-    @Override
-    public EndpointSet current() {
-      return current;
-    }
-
-    @Override
-    public boolean isStale() {
-      return staleSince != null;
-    }
-
-    @Override
-    public Optional<Instant> staleSince() {
-      return Optional.ofNullable(staleSince);
-    }
-
-    @Override
-    public Duration lastEventAge() {
-      return Duration.ZERO;
-    }
-
-    @Override
-    public long resyncCount() {
-      return 0;
-    }
-
-    @Override
-    public long malformedCount() {
-      return 0;
-    }
-
-    @Override
-    public long unverifiedCount() {
-      return 0;
-    }
-
-    @Override
-    public boolean awaitReady(Duration timeout) {
-      return current != EndpointSet.EMPTY;
-    }
-
-    @Override
-    public void addListener(EndpointListener listener) {
-      listeners.add(listener);
-      if (current != EndpointSet.EMPTY) {
-        listener.onChange(current, EndpointDelta.between(EndpointDelta.Kind.SNAPSHOT, EndpointSet.EMPTY, current));
-      }
-    }
-
-    @Override
-    public void close() {}
-  }
-
   private static Instance instance(String id) {
     return Instance.of("orders", "10.0.0.7", 8080).id(id).registeredAt(null);
   }
@@ -201,7 +111,7 @@ class MusterClientStaleTest {
     if (maxStale != null) {
       config.maxStale(maxStale, policy);
     }
-    cache = new StaleCache(config.build());
+    cache = new ManualCache(config.build());
     cache.publish(instances);
     client = MusterClient.builder(cache).service("orders").ticker(ticker).scheduler(timers).clock(clock)
         .random(() -> random)
@@ -375,7 +285,7 @@ class MusterClientStaleTest {
 
     @Test
     void aListenerThatThrowsDoesNotStopThePolicy() {
-      cache = new StaleCache(CacheConfig.builder("orders").maxStale(MAX_STALE, StalePolicy.FAIL_CLOSED).build());
+      cache = new ManualCache(CacheConfig.builder("orders").maxStale(MAX_STALE, StalePolicy.FAIL_CLOSED).build());
       cache.publish(instance("a"));
       client = MusterClient.builder(cache).service("orders").ticker(ticker).scheduler(scheduler).clock(clock)
           .healthEvents(e -> {
@@ -500,7 +410,7 @@ class MusterClientStaleTest {
 
   @Test
   void aGivenCacheWithoutAConfigMeansNoMaxStale() {
-    cache = new StaleCache(null);
+    cache = new ManualCache(null);
     cache.publish(instance("a"));
     client = MusterClient.builder(cache).service("orders").ticker(ticker).scheduler(scheduler).clock(clock)
         .healthEvents(events::add).build();
@@ -518,7 +428,7 @@ class MusterClientStaleTest {
     List<CacheConfig> opened = new ArrayList<>();
     client = MusterClient.builder((config, listeners) -> {
       opened.add(config);
-      cache = new StaleCache(config);
+      cache = new ManualCache(config);
       cache.publish(instance("a"));
       for (EndpointListener l : listeners) {
         cache.addListener(l);
