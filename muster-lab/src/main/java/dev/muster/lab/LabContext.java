@@ -90,8 +90,16 @@ public final class LabContext implements AutoCloseable {
 
   /** A provider serving GET /hello on a free port, registered with the lab's TTL and keepalive. */
   public ChildProcess provider(String id, String service, String endpoints, String... extra) {
+    return provider(id, service, endpoints, LoopbackPorts.pick(), extra);
+  }
+
+  /**
+   * {@link #provider(String, String, String, String...)} on {@code port}, for a scenario that must name the
+   * provider's own address in its arguments (e.g. {@code --ready-url http://127.0.0.1:PORT/health}).
+   */
+  public ChildProcess provider(String id, String service, String endpoints, int port, String... extra) {
     List<String> args = new ArrayList<>(List.of("register", "--service", service, "--id", id, "--address",
-        "127.0.0.1:" + LoopbackPorts.pick(), "--serve-hello",
+        "127.0.0.1:" + port, "--serve-hello",
         "--ttl", LabParams.format(params.ttl()), "--keepalive", LabParams.format(params.keepalive()),
         "--log-keepalives", "--endpoints", endpoints));
     args.addAll(List.of(extra));
