@@ -1,5 +1,6 @@
 package dev.muster.lab;
 
+import dev.muster.lab.scenarios.AliveNotServing;
 import dev.muster.lab.scenarios.DrainBeforeRevokeInFlight;
 import dev.muster.lab.scenarios.EtcdRestartRecovery;
 import dev.muster.lab.scenarios.ForgedRegistration;
@@ -51,7 +52,9 @@ public final class Scenarios {
         new GrpcKill9StaleWindow(), // through muster-grpc
         new GrpcSigstopStaleWindow(),
         new GrpcGracefulDrain(),
-        new GrpcRegistryDown());
+        new GrpcRegistryDown(),
+        // issue 16: health beyond the lease
+        new AliveNotServing());
   }
 
   /** SPEC §6 scenarios not built yet; listed so the output says so plainly. */
