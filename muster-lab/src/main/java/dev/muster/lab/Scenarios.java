@@ -15,6 +15,7 @@ import dev.muster.lab.scenarios.LeaderChange;
 import dev.muster.lab.scenarios.MinorityPartition;
 import dev.muster.lab.scenarios.NegativeNoReregister;
 import dev.muster.lab.scenarios.NormalRegisterAndWatch;
+import dev.muster.lab.scenarios.NotReadyUntilWarm;
 import dev.muster.lab.scenarios.ReconnectStorm;
 import dev.muster.lab.scenarios.RegistryDownInstanceCrash;
 import dev.muster.lab.scenarios.RegistryDownKeepVsClear;
@@ -54,7 +55,8 @@ public final class Scenarios {
         new GrpcGracefulDrain(),
         new GrpcRegistryDown(),
         // issue 16: health beyond the lease
-        new AliveNotServing());
+        new AliveNotServing(),
+        new NotReadyUntilWarm());
   }
 
   /** SPEC §6 scenarios not built yet; listed so the output says so plainly. */
