@@ -19,6 +19,7 @@ import dev.muster.lab.scenarios.NotReadyUntilWarm;
 import dev.muster.lab.scenarios.ReconnectStorm;
 import dev.muster.lab.scenarios.RegistryDownInstanceCrash;
 import dev.muster.lab.scenarios.RegistryDownKeepVsClear;
+import dev.muster.lab.scenarios.SharedDependencyBlip;
 import dev.muster.lab.scenarios.SigcontDetectsLeaseLoss;
 import dev.muster.lab.scenarios.SigstopStaleWindow;
 import dev.muster.lab.scenarios.TlsAuthRoundTrip;
@@ -56,7 +57,8 @@ public final class Scenarios {
         new GrpcRegistryDown(),
         // issue 16: health beyond the lease
         new AliveNotServing(),
-        new NotReadyUntilWarm());
+        new NotReadyUntilWarm(),
+        new SharedDependencyBlip());
   }
 
   /** SPEC §6 scenarios not built yet; listed so the output says so plainly. */
