@@ -164,12 +164,21 @@ public final class LabContext implements AutoCloseable {
 
   /** Waits until {@code condition} holds; fails the scenario with {@code what} after {@code limit}. */
   public void await(String what, Duration limit, BooleanSupplier condition) {
+    await(what, limit, Duration.ofMillis(20), condition);
+  }
+
+  /**
+   * {@link #await(String, Duration, BooleanSupplier)}, asking {@code condition} every {@code every}: for conditions
+   * that read long logs (a consumer calling 100 times a second), so the lab's own parsing does not load the
+   * machine the processes under test share.
+   */
+  public void await(String what, Duration limit, Duration every, BooleanSupplier condition) {
     long deadline = System.nanoTime() + limit.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
         throw new LabException("timed out after " + limit.toMillis() + " ms waiting for " + what);
       }
-      sleep(Duration.ofMillis(20));
+      sleep(every);
     }
   }
 

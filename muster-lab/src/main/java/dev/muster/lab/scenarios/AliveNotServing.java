@@ -20,7 +20,8 @@ import java.util.Optional;
  *
  * <p>How: 3 providers, p1 with a fault file. B ({@code --no-eject --max-retries 0}, no probe) and P (the same plus
  * {@code --probe http:/health}, every 500 ms, 300 ms timeout, thresholds 2 and 2: no ejection and no retry, so the
- * probe's effect is isolated) call every call interval. Phase 1: p1's fault file says {@code 503} (every answer
+ * probe's effect is isolated) call every call interval; the faults start once both are warm and P's probes have
+ * settled (all three routable, no probe event for 2 s). Phase 1: p1's fault file says {@code 503} (every answer
  * 503) for 6 s, then is deleted; phase 2: {@code hang} (requests accepted, never answered) for 6 s. Per phase, from
  * the logs: B's failed share while p1 was faulty and its last failure; P's {@code probe_down} of p1 and its last
  * call to p1 after the fault, P's failures before and after that {@code probe_down} until the heal; after the
@@ -38,6 +39,8 @@ public final class AliveNotServing implements Scenario {
   private static final Duration UP_LIMIT = Duration.ofSeconds(3);
   /** B's failed share while p1 is faulty must be above this (round robin over 3: about a third). */
   private static final double B_MIN_FAILED = 0.20;
+  /** Before the first fault, P has all three routable and no probe event for this long. */
+  private static final Duration SETTLED = Duration.ofSeconds(2);
 
   @Override
   public String name() {
@@ -66,6 +69,7 @@ public final class AliveNotServing implements Scenario {
         "--probe-interval", PROBE_INTERVAL.toMillis() + "ms", "--probe-timeout", PROBE_TIMEOUT.toMillis() + "ms",
         "--unhealthy-threshold", Integer.toString(UNHEALTHY), "--healthy-threshold", Integer.toString(HEALTHY));
     f.awaitWarm(ctx, b, p);
+    HealthLines.awaitSettled(ctx, SETTLED, p);
 
     Phase serving503 = phase(ctx, p1Fault, b, p, "503");
     Phase hanging = phase(ctx, p1Fault, b, p, "hang");
@@ -85,7 +89,7 @@ public final class AliveNotServing implements Scenario {
     Instant fault = p1Fault.set(word);
     ctx.sleep(PHASE);
     Instant heal = p1Fault.clear();
-    ctx.await("P lets p1 back in (probe_up) and calls it again", Duration.ofSeconds(15),
+    ctx.await("P lets p1 back in (probe_up) and calls it again", Duration.ofSeconds(15), HealthLines.POLL,
         () -> HealthLines.first(p, "probe_up", "p1", heal).isPresent()
             && HealthLines.firstCallTo(p, "p1", heal).isPresent());
     ctx.sleep(Duration.ofSeconds(1)); // calls in flight at the heal finish; B and P settle before the next phase
@@ -100,13 +104,14 @@ public final class AliveNotServing implements Scenario {
         HealthLines.lastCallTo(pCalls, "p1").map(t -> Fleet.millis(fault, t)), Fleet.failed(pBefore),
         pAfter.size(), Fleet.failed(pAfter),
         HealthLines.first(p, "probe_up", "p1", heal).map(t -> Fleet.millis(heal, t)),
-        HealthLines.firstCallTo(p, "p1", heal).map(t -> Fleet.millis(heal, t)));
+        HealthLines.firstCallTo(p, "p1", heal).map(t -> Fleet.millis(heal, t)),
+        HealthLines.probeDownsOfOthers(p, "p1", fault, heal));
   }
 
   /** What one phase measured; times in ms from the fault (fault…) or from the heal (heal…). */
   private record Phase(String word, long faultMs, int bCalls, long bFailed, Optional<Long> bLastFailure,
       Optional<Long> pDown, Optional<Long> pLastToP1, long pFailedBeforeDown, int pCallsAfterDown,
-      long pFailedAfterDown, Optional<Long> pUp, Optional<Long> pBackToP1) {
+      long pFailedAfterDown, Optional<Long> pUp, Optional<Long> pBackToP1, long pOthersDown) {
 
     boolean passed() {
       return bCalls > 0 && bFailed > B_MIN_FAILED * bCalls
@@ -119,9 +124,10 @@ public final class AliveNotServing implements Scenario {
     public String toString() {
       return String.format("%s for %.1f s: B %d of %d calls failed (%s), the last %s after the fault; P probe_down"
               + " of p1 after %s, its last call to p1 %s after the fault, %d failures before the probe_down, %d of %d"
-              + " after it; healed: P probe_up after %s, p1 called again after %s",
+              + " after it; healed: P probe_up after %s, p1 called again after %s%s",
           word, faultMs / 1000.0, bFailed, bCalls, HealthLines.percent(bFailed, bCalls), ms(bLastFailure),
-          ms(pDown), ms(pLastToP1), pFailedBeforeDown, pFailedAfterDown, pCallsAfterDown, ms(pUp), ms(pBackToP1));
+          ms(pDown), ms(pLastToP1), pFailedBeforeDown, pFailedAfterDown, pCallsAfterDown, ms(pUp), ms(pBackToP1),
+          pOthersDown == 0 ? "" : " (P also probed a healthy provider down " + pOthersDown + " times in the phase)");
     }
 
     private static String ms(Optional<Long> v) {

@@ -1,11 +1,16 @@
 package dev.muster.lab.scenarios;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.muster.lab.LabContext;
 import dev.muster.testing.ChildProcess;
 import dev.muster.testing.JsonLog;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Log arithmetic of the health scenarios (issue 16): a consumer's health events ({@code probe_down},
@@ -13,6 +18,47 @@ import java.util.Optional;
  */
 final class HealthLines {
   private HealthLines() {}
+
+  /** How often the health scenarios read their consumers' logs while they wait: the logs grow fast. */
+  static final Duration POLL = Duration.ofMillis(100);
+
+  private static final Set<String> VERDICTS = Set.of("probe_down", "probe_up", "panic_on", "panic_off");
+
+  /**
+   * Waits until each of the probing {@code consumers} has every endpoint routable by its probes (no
+   * {@code probe_down} without a later {@code probe_up}) and printed no probe or panic event for {@code quiet}:
+   * a consumer's first probes, while its JVM and five others start on two cores, can time out against a healthy
+   * provider, and a fault started then would be measured against a consumer already routing around one.
+   */
+  static void awaitSettled(LabContext ctx, Duration quiet, ChildProcess... consumers) {
+    ctx.await("probes settled (no endpoint probed down, no probe or panic event for " + quiet.toMillis()
+        + " ms)", Duration.ofSeconds(30), POLL, () -> {
+          Instant now = Instant.now();
+          for (ChildProcess c : consumers) {
+            Map<String, String> last = new HashMap<>();
+            Instant lastEvent = Instant.EPOCH;
+            for (JsonNode n : c.json().lines()) {
+              String event = n.path("event").asText();
+              if (VERDICTS.contains(event)) {
+                lastEvent = JsonLog.ts(n);
+                if (n.has("instance")) {
+                  last.put(n.path("instance").asText(), event);
+                }
+              }
+            }
+            if (last.containsValue("probe_down") || Duration.between(lastEvent, now).compareTo(quiet) < 0) {
+              return false;
+            }
+          }
+          return true;
+        });
+  }
+
+  /** {@code p}'s probe_down lines in {@code [from, to)} about any instance but {@code except}. */
+  static long probeDownsOfOthers(ChildProcess p, String except, Instant from, Instant to) {
+    return p.json().events("probe_down").stream().filter(n -> !n.path("instance").asText().equals(except))
+        .map(JsonLog::ts).filter(t -> !t.isBefore(from) && t.isBefore(to)).count();
+  }
 
   /** When {@code p} first printed {@code event} about {@code instance}, at or after {@code after}. */
   static Optional<Instant> first(ChildProcess p, String event, String instance, Instant after) {

@@ -21,7 +21,8 @@ import java.util.Optional;
  *
  * <p>How: 3 providers, each with a fault file. P ({@code --probe http:/health}, every 300 ms, 300 ms timeout,
  * thresholds 2 and 2, panic threshold 50 %) and C (the same plus {@code --no-panic}), both without ejection or retry
- * (so only the routing decides), call every call interval. All three fault files say {@code health-503} for 3 s:
+ * (so only the routing decides), call every call interval; once both are warm and their probes settled (all
+ * three routable, no probe or panic event for 2 s), all three fault files say {@code health-503} for 3 s:
  * {@code /health} answers 503, {@code /hello} works. Then the files are deleted, and each consumer recovers when it
  * printed {@code probe_up} for all three. From the logs: P's failures from the blip to its recovery and its
  * {@code panic_on}/{@code panic_off}; C's failures over the same span and while it had all three probed down; each
@@ -32,6 +33,8 @@ public final class SharedDependencyBlip implements Scenario {
   private static final Duration PROBE_INTERVAL = Duration.ofMillis(300);
   private static final Duration PROBE_TIMEOUT = Duration.ofMillis(300);
   private static final Duration AFTER = Duration.ofSeconds(2);
+  /** Before the blip, P and C have all three routable and no probe or panic event for this long. */
+  private static final Duration SETTLED = Duration.ofSeconds(2);
   private static final List<String> IDS = List.of("p1", "p2", "p3");
 
   @Override
@@ -63,6 +66,7 @@ public final class SharedDependencyBlip implements Scenario {
     noPanic.add("--no-panic");
     ChildProcess c = ctx.consumer("consumer-c", f.service, endpoints, false, noPanic.toArray(String[]::new));
     f.awaitWarm(ctx, p, c);
+    HealthLines.awaitSettled(ctx, SETTLED, p, c);
 
     Instant blip = null;
     for (FaultFile fault : faults) {
@@ -75,7 +79,7 @@ public final class SharedDependencyBlip implements Scenario {
       heal = fault.clear();
     }
     Instant healed = heal;
-    ctx.await("P and C let all three back in (probe_up)", Duration.ofSeconds(15),
+    ctx.await("P and C let all three back in (probe_up)", Duration.ofSeconds(15), HealthLines.POLL,
         () -> recovered(p, healed).isPresent() && recovered(c, healed).isPresent());
     Instant pBack = recovered(p, healed).orElseThrow();
     Instant cBack = recovered(c, healed).orElseThrow();
