@@ -22,6 +22,7 @@ import dev.muster.lab.scenarios.RegistryDownKeepVsClear;
 import dev.muster.lab.scenarios.SharedDependencyBlip;
 import dev.muster.lab.scenarios.SigcontDetectsLeaseLoss;
 import dev.muster.lab.scenarios.SigstopStaleWindow;
+import dev.muster.lab.scenarios.SlowStartAfterRecovery;
 import dev.muster.lab.scenarios.TlsAuthRoundTrip;
 import dev.muster.lab.scenarios.WatchBreak;
 import java.util.List;
@@ -58,7 +59,8 @@ public final class Scenarios {
         // issue 16: health beyond the lease
         new AliveNotServing(),
         new NotReadyUntilWarm(),
-        new SharedDependencyBlip());
+        new SharedDependencyBlip(),
+        new SlowStartAfterRecovery());
   }
 
   /** SPEC §6 scenarios not built yet; listed so the output says so plainly. */
