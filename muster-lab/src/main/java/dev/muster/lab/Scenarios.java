@@ -12,6 +12,7 @@ import dev.muster.lab.scenarios.GrpcSigstopStaleWindow;
 import dev.muster.lab.scenarios.HalfOpenWatch;
 import dev.muster.lab.scenarios.Kill9StaleWindow;
 import dev.muster.lab.scenarios.LeaderChange;
+import dev.muster.lab.scenarios.MaxStaleFailClosed;
 import dev.muster.lab.scenarios.MinorityPartition;
 import dev.muster.lab.scenarios.NegativeNoReregister;
 import dev.muster.lab.scenarios.NormalRegisterAndWatch;
@@ -60,7 +61,8 @@ public final class Scenarios {
         new AliveNotServing(),
         new NotReadyUntilWarm(),
         new SharedDependencyBlip(),
-        new SlowStartAfterRecovery());
+        new SlowStartAfterRecovery(),
+        new MaxStaleFailClosed());
   }
 
   /** SPEC §6 scenarios not built yet; listed so the output says so plainly. */
