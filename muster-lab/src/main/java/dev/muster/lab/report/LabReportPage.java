@@ -113,10 +113,10 @@ public final class LabReportPage {
     }
     if (d.has("perSecond")) {
       JsonNode p = d.get("perSecond");
-      figure(h, "persecond-" + id, 300, "Measured by the scenario from the logs, one value per full second (the "
-          + "figures in output.txt are computed from the same values): y = " + p.get("y").asText() + "; x = seconds "
-          + "since " + p.get("x").asText() + " (each line's own second 0). A gap is a second in which no call "
-          + "started.");
+      figure(h, "persecond-" + id, 300, "Measured by the scenario from the logs, one value per full second, of the "
+          + "calls that started in it (the figures in output.txt are computed from the same values): y = "
+          + p.get("y").asText() + "; x = seconds since " + p.get("x").asText() + " (each line's own second 0). A gap"
+          + " is a second in which no call started.");
     }
     figure(h, "timeline-" + id, 110 + 34 * d.get("processes").size(), "Every logged event per process (the "
         + "successful calls are left out: they are the bars above). x = "

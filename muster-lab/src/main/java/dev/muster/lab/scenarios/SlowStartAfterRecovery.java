@@ -122,7 +122,7 @@ public final class SlowStartAfterRecovery implements Scenario {
             + " %d s: S %d of %d, N %d of %d; healthy p2/p3 probed down in them: S %d, N %d times",
         list(sShare), sFirst, past, SECONDS, sLast, HealthLines.ms(sUp, sDone), list(nShare), nFirst, nMean, SECONDS,
         Fleet.failed(sCalls), sCalls.size(), Fleet.failed(nCalls), nCalls.size(), sOthers, nOthers);
-    PerSecondChart chart = new PerSecondChart("p1's share of the consumer's calls started in that second, %",
+    PerSecondChart chart = new PerSecondChart("p1's share of the consumer's calls, %",
         "the consumer's probe_up of p1", List.of(new PerSecondChart.Line("S (--slow-start 10s)", sShare),
             new PerSecondChart.Line("N (no slow start, the control)", nShare)));
     return ScenarioResult.of(this, pass, Figures.withPerSecond(summary, chart),
