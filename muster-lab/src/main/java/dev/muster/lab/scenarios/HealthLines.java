@@ -26,7 +26,8 @@ final class HealthLines {
 
   /**
    * Waits until each of the probing {@code consumers} has every endpoint routable by its probes (no
-   * {@code probe_down} without a later {@code probe_up}) and printed no probe or panic event for {@code quiet}:
+   * {@code probe_down} without a later {@code probe_up}) and printed no probe or panic event for {@code quiet}
+   * (and has probed for that long: its first line, the first set, counts as an event):
    * a consumer's first probes, while its JVM and five others start on two cores, can time out against a healthy
    * provider, and a fault started then would be measured against a consumer already routing around one.
    */
@@ -36,8 +37,12 @@ final class HealthLines {
           Instant now = Instant.now();
           for (ChildProcess c : consumers) {
             Map<String, String> last = new HashMap<>();
-            Instant lastEvent = Instant.EPOCH;
-            for (JsonNode n : c.json().lines()) {
+            List<JsonNode> lines = c.json().lines();
+            if (lines.isEmpty()) {
+              return false;
+            }
+            Instant lastEvent = JsonLog.ts(lines.get(0)); // its first set: probes have run for quiet since then
+            for (JsonNode n : lines) {
               String event = n.path("event").asText();
               if (VERDICTS.contains(event)) {
                 lastEvent = JsonLog.ts(n);
