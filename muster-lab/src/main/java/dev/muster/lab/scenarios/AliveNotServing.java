@@ -71,13 +71,15 @@ public final class AliveNotServing implements Scenario {
     f.awaitWarm(ctx, b, p);
     HealthLines.awaitSettled(ctx, SETTLED, p);
 
+    Instant from = Instant.now();
     Phase serving503 = phase(ctx, p1Fault, b, p, "503");
     Phase hanging = phase(ctx, p1Fault, b, p, "hang");
+    String stall = HealthLines.stall(HealthLines.STALL, from, Instant.now(), b, p);
     ctx.note(serving503.toString());
     ctx.note(hanging.toString());
 
     boolean pass = serving503.passed() && hanging.passed();
-    return ScenarioResult.of(this, pass, serving503 + "; " + hanging,
+    return ScenarioResult.of(this, pass, serving503 + "; " + hanging + stall,
         "per phase: B fails > " + Math.round(B_MIN_FAILED * 100) + " % of its calls while p1 is faulty; P's"
             + " probe_down of p1 within " + DOWN_LIMIT.toSeconds() + " s of the fault (interval × " + UNHEALTHY
             + " + timeout + slack) and 0 P failures from then to the heal; P's probe_up within "

@@ -22,6 +22,9 @@ final class HealthLines {
   /** How often the health scenarios read their consumers' logs while they wait: the logs grow fast. */
   static final Duration POLL = Duration.ofMillis(100);
 
+  /** A gap this long in every consumer's fixed-rate calls at once is reported as a stall of the machine. */
+  static final Duration STALL = Duration.ofSeconds(1);
+
   private static final Set<String> VERDICTS = Set.of("probe_down", "probe_up", "panic_on", "panic_off");
 
   /**
@@ -63,6 +66,49 @@ final class HealthLines {
   static long probeDownsOfOthers(ChildProcess p, String except, Instant from, Instant to) {
     return p.json().events("probe_down").stream().filter(n -> !n.path("instance").asText().equals(except))
         .map(JsonLog::ts).filter(t -> !t.isBefore(from) && t.isBefore(to)).count();
+  }
+
+  /**
+   * {@code "; every consumer's calls paused N ms from T (the machine stalled)"} when each of {@code consumers} has a
+   * gap of at least {@code min} between two consecutive call starts in {@code [from, to)} and those gaps overlap,
+   * else {@code ""}. The consumers call at a fixed rate, so a gap in all of them at once is the machine (a 2-core
+   * VM paused or starved), not Muster; a summary says so next to the figures it may have bent.
+   */
+  static String stall(Duration min, Instant from, Instant to, ChildProcess... consumers) {
+    List<List<Instant>> starts = new java.util.ArrayList<>();
+    for (ChildProcess c : consumers) {
+      starts.add(c.json().events("call").stream().map(JsonLog::ts)
+          .filter(t -> !t.isBefore(from) && t.isBefore(to)).toList());
+    }
+    return commonGap(min, starts).map(g -> "; every consumer's calls paused " + Duration.between(g[0], g[1]).toMillis()
+        + " ms from " + g[0] + " (the machine stalled)").orElse("");
+  }
+
+  /**
+   * The overlap {@code [start, end]} of each series' longest gap between consecutive instants, when every series
+   * has one of at least {@code min} and they overlap; else empty.
+   */
+  static Optional<Instant[]> commonGap(Duration min, List<List<Instant>> series) {
+    Instant start = null;
+    Instant end = null;
+    for (List<Instant> starts : series) {
+      Instant gapStart = null;
+      Instant gapEnd = null;
+      for (int i = 1; i < starts.size(); i++) {
+        Duration gap = Duration.between(starts.get(i - 1), starts.get(i));
+        if (gap.compareTo(min) >= 0
+            && (gapStart == null || gap.compareTo(Duration.between(gapStart, gapEnd)) > 0)) {
+          gapStart = starts.get(i - 1);
+          gapEnd = starts.get(i);
+        }
+      }
+      if (gapStart == null) {
+        return Optional.empty();
+      }
+      start = start == null || gapStart.isAfter(start) ? gapStart : start;
+      end = end == null || gapEnd.isBefore(end) ? gapEnd : end;
+    }
+    return start != null && start.isBefore(end) ? Optional.of(new Instant[] {start, end}) : Optional.empty();
   }
 
   /** When {@code p} first printed {@code event} about {@code instance}, at or after {@code after}. */

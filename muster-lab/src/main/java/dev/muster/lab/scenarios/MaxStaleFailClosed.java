@@ -110,7 +110,8 @@ public final class MaxStaleFailClosed implements Scenario {
         Fleet.millis(kill, answering) / 1000.0, kFailed, kDown.size(), HealthLines.ms(kill, kReached),
         HealthLines.ms(kill, stale), staleToReached.map(v -> v + " ms").orElse("never"),
         staleToRefusal.map(v -> v + " ms").orElse("never"), refusalsBeforeLine, fFailedBefore, fBefore.size(),
-        fFailedAfter, fAfter.size(), error, Fleet.millis(answering, cleared), HealthLines.ms(cleared, fOk)),
+        fFailedAfter, fAfter.size(), error, Fleet.millis(answering, cleared), HealthLines.ms(cleared, fOk))
+        + HealthLines.stall(HealthLines.STALL, kill, cleared, k, fc),
         "K 0 failures for the whole outage; F 0 failures until it refuses, no refusal before 30 s after its stale"
             + " line and max_stale_reached within " + REACHED_SLACK.toSeconds() + " s past that, refuses new calls"
             + " after it, and calls ok again after etcd answers");

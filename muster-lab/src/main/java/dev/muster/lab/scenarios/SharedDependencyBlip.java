@@ -114,7 +114,7 @@ public final class SharedDependencyBlip implements Scenario {
         HealthLines.ms(healed, panicOff), cFailed, cBlip.size(), HealthLines.ms(blip, cAllDown),
         HealthLines.ms(healed, cFirstUp), cDownFailed, cDown.size(), Fleet.millis(healed, pBack),
         Fleet.millis(healed, cBack), AFTER.toSeconds(), Fleet.failed(pAfter), pAfter.size(), Fleet.failed(cAfter),
-        cAfter.size()),
+        cAfter.size()) + HealthLines.stall(HealthLines.STALL, blip, last.plus(AFTER), p, c),
         "P 0 failures through the blip, panic_on during it and panic_off after the heal; C (no panic, the control)"
             + " fails; both 0 failures after they let all three back in");
   }
