@@ -87,7 +87,10 @@ public final class MaxStaleFailClosed implements Scenario {
     Instant refusing = firstRefusal.orElse(cleared);
     List<JsonNode> fBefore = Fleet.calls(fc, kill, refusing);
     long fFailedBefore = Fleet.failed(fBefore);
-    List<JsonNode> fAfter = Fleet.calls(fc, refusing, cleared);
+    // Until etcd answered (or F cleared, if that came first): a call started after it may be ok before the
+    // max_stale_cleared line is stamped, as a refusal may start just before max_stale_reached's.
+    Instant back = cleared.isBefore(answering) ? cleared : answering;
+    List<JsonNode> fAfter = Fleet.calls(fc, refusing, back);
     long fFailedAfter = Fleet.failed(fAfter);
     long refusalsBeforeLine = reached.map(r -> refused.stream().filter(n -> JsonLog.ts(n).isBefore(r)).count())
         .orElse(0L);
@@ -105,7 +108,7 @@ public final class MaxStaleFailClosed implements Scenario {
             + " (KEEP_FAILING_ENDPOINTS_OUT) %d of %d calls failed while etcd was down (its max_stale_reached %s"
             + " after the kill); F (FAIL_CLOSED) stale %s after the kill, max_stale_reached %s after its stale"
             + " line, first refused call %s after it (%d started before the line was stamped); F's failures %d of %d"
-            + " before the first refusal, %d of %d from it to max_stale_cleared, error \"%s\"; after the restart F"
+            + " before the first refusal, %d of %d from it until etcd answered, error \"%s\"; after the restart F"
             + " cleared max-stale %d ms after etcd answered and called ok again %s after that",
         Fleet.millis(kill, answering) / 1000.0, kFailed, kDown.size(), HealthLines.ms(kill, kReached),
         HealthLines.ms(kill, stale), staleToReached.map(v -> v + " ms").orElse("never"),
