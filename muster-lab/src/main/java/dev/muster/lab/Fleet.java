@@ -37,6 +37,13 @@ public final class Fleet {
     return start(ctx, service, n, true, id -> ctx.provider(id, service, endpoints, extra));
   }
 
+  /** {@link #providers}, provider {@code i} (from 1) with the arguments {@code extra.apply(i)} (e.g. its fault file). */
+  public static Fleet providers(LabContext ctx, String service, String endpoints, int n,
+      java.util.function.IntFunction<String[]> extra) {
+    return start(ctx, service, n, true,
+        id -> ctx.provider(id, service, endpoints, extra.apply(Integer.parseInt(id.substring(1)))));
+  }
+
   /** Starts {@code n} gRPC providers ({@code muster grpc-serve}) and waits until each printed {@code registered}. */
   public static Fleet grpcProviders(LabContext ctx, String service, String endpoints, int n, String... extra) {
     return start(ctx, service, n, false, id -> ctx.grpcProvider(id, service, endpoints, extra));

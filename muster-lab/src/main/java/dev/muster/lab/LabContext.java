@@ -90,8 +90,16 @@ public final class LabContext implements AutoCloseable {
 
   /** A provider serving GET /hello on a free port, registered with the lab's TTL and keepalive. */
   public ChildProcess provider(String id, String service, String endpoints, String... extra) {
+    return provider(id, service, endpoints, LoopbackPorts.pick(), extra);
+  }
+
+  /**
+   * {@link #provider(String, String, String, String...)} on {@code port}, for a scenario that must name the
+   * provider's own address in its arguments (e.g. {@code --ready-url http://127.0.0.1:PORT/health}).
+   */
+  public ChildProcess provider(String id, String service, String endpoints, int port, String... extra) {
     List<String> args = new ArrayList<>(List.of("register", "--service", service, "--id", id, "--address",
-        "127.0.0.1:" + LoopbackPorts.pick(), "--serve-hello",
+        "127.0.0.1:" + port, "--serve-hello",
         "--ttl", LabParams.format(params.ttl()), "--keepalive", LabParams.format(params.keepalive()),
         "--log-keepalives", "--endpoints", endpoints));
     args.addAll(List.of(extra));
@@ -156,12 +164,21 @@ public final class LabContext implements AutoCloseable {
 
   /** Waits until {@code condition} holds; fails the scenario with {@code what} after {@code limit}. */
   public void await(String what, Duration limit, BooleanSupplier condition) {
+    await(what, limit, Duration.ofMillis(20), condition);
+  }
+
+  /**
+   * {@link #await(String, Duration, BooleanSupplier)}, asking {@code condition} every {@code every}: for conditions
+   * that read long logs (a consumer calling 100 times a second), so the lab's own parsing does not load the
+   * machine the processes under test share.
+   */
+  public void await(String what, Duration limit, Duration every, BooleanSupplier condition) {
     long deadline = System.nanoTime() + limit.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
         throw new LabException("timed out after " + limit.toMillis() + " ms waiting for " + what);
       }
-      sleep(Duration.ofMillis(20));
+      sleep(every);
     }
   }
 

@@ -58,6 +58,15 @@ public record LabRun(String startedAt, LabParams params, List<ScenarioResult> re
       for (StaleWindow w : r.figures().staleWindows()) {
         windows.addObject().put("windowMs", w.windowMs()).put("leaseRemainderMs", w.leaseRemainderMs());
       }
+      PerSecondChart chart = r.figures().perSecond();
+      if (chart != null) {
+        ObjectNode c = row.putObject("perSecond").put("y", chart.y()).put("x", chart.x());
+        ArrayNode lines = c.putArray("lines");
+        for (PerSecondChart.Line line : chart.lines()) {
+          ArrayNode values = lines.addObject().put("label", line.label()).putArray("values");
+          line.values().forEach(values::add);
+        }
+      }
     }
     try {
       Files.writeString(dir.resolve(FILE), JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n",
@@ -86,10 +95,25 @@ public record LabRun(String startedAt, LabParams params, List<ScenarioResult> re
         windows.add(new StaleWindow(w.path("windowMs").asLong(), remainder.isNumber() ? remainder.asLong() : null));
       }
       results.add(new ScenarioResult(r.path("name").asText(), r.path("passed").asBoolean(),
-          new Figures(r.path("summary").asText(), windows), r.path("invariant").asText(), r.path("seed").asText(),
-          Duration.ofMillis(r.path("elapsedMs").asLong())));
+          new Figures(r.path("summary").asText(), windows, perSecond(r.path("perSecond"))),
+          r.path("invariant").asText(), r.path("seed").asText(), Duration.ofMillis(r.path("elapsedMs").asLong())));
     }
     return new LabRun(root.path("startedAt").asText(), params, results);
+  }
+
+  private static PerSecondChart perSecond(JsonNode c) {
+    if (!c.isObject()) {
+      return null;
+    }
+    List<PerSecondChart.Line> lines = new ArrayList<>();
+    for (JsonNode line : c.path("lines")) {
+      List<Double> values = new ArrayList<>();
+      for (JsonNode v : line.path("values")) {
+        values.add(v.isNumber() ? v.asDouble() : null);
+      }
+      lines.add(new PerSecondChart.Line(line.path("label").asText(), values));
+    }
+    return new PerSecondChart(c.path("y").asText(), c.path("x").asText(), lines);
   }
 
   private static Duration ms(JsonNode node, String field) {

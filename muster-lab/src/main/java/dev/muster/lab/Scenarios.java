@@ -1,5 +1,6 @@
 package dev.muster.lab;
 
+import dev.muster.lab.scenarios.AliveNotServing;
 import dev.muster.lab.scenarios.DrainBeforeRevokeInFlight;
 import dev.muster.lab.scenarios.EtcdRestartRecovery;
 import dev.muster.lab.scenarios.ForgedRegistration;
@@ -11,14 +12,18 @@ import dev.muster.lab.scenarios.GrpcSigstopStaleWindow;
 import dev.muster.lab.scenarios.HalfOpenWatch;
 import dev.muster.lab.scenarios.Kill9StaleWindow;
 import dev.muster.lab.scenarios.LeaderChange;
+import dev.muster.lab.scenarios.MaxStaleFailClosed;
 import dev.muster.lab.scenarios.MinorityPartition;
 import dev.muster.lab.scenarios.NegativeNoReregister;
 import dev.muster.lab.scenarios.NormalRegisterAndWatch;
+import dev.muster.lab.scenarios.NotReadyUntilWarm;
 import dev.muster.lab.scenarios.ReconnectStorm;
 import dev.muster.lab.scenarios.RegistryDownInstanceCrash;
 import dev.muster.lab.scenarios.RegistryDownKeepVsClear;
+import dev.muster.lab.scenarios.SharedDependencyBlip;
 import dev.muster.lab.scenarios.SigcontDetectsLeaseLoss;
 import dev.muster.lab.scenarios.SigstopStaleWindow;
+import dev.muster.lab.scenarios.SlowStartAfterRecovery;
 import dev.muster.lab.scenarios.TlsAuthRoundTrip;
 import dev.muster.lab.scenarios.WatchBreak;
 import java.util.List;
@@ -51,7 +56,13 @@ public final class Scenarios {
         new GrpcKill9StaleWindow(), // through muster-grpc
         new GrpcSigstopStaleWindow(),
         new GrpcGracefulDrain(),
-        new GrpcRegistryDown());
+        new GrpcRegistryDown(),
+        // issue 16: health beyond the lease
+        new AliveNotServing(),
+        new NotReadyUntilWarm(),
+        new SharedDependencyBlip(),
+        new SlowStartAfterRecovery(),
+        new MaxStaleFailClosed());
   }
 
   /** SPEC §6 scenarios not built yet; listed so the output says so plainly. */

@@ -1,6 +1,7 @@
 package dev.muster.lab.report;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -18,7 +19,7 @@ import java.util.Optional;
 
 /**
  * {@code report.html}: one self-contained page (Chart.js inlined, no network) rendered from a {@link LabRun} — its
- * results for the header, the table and the stale-window charts — and from the lab output directory: each
+ * results for the header, the table, the stale-window and per-second charts — and from the lab output directory: each
  * scenario's {@code *.jsonl} logs for the timelines, {@code env.txt} at the bottom. A finished run can be rendered
  * again from its directory ({@code results.json}): {@code java -cp muster.jar dev.muster.lab.report.LabReportPage
  * OUT}.
@@ -55,8 +56,7 @@ public final class LabReportPage {
 
     ArrayNode scenarios = JSON.createArrayNode();
     for (ScenarioResult r : run.results()) {
-      Optional<ObjectNode> data = ScenarioCharts.build(JSON, r.name(), out.resolve(r.name()),
-          r.figures().staleWindows());
+      Optional<ObjectNode> data = ScenarioCharts.build(JSON, r.name(), out.resolve(r.name()), r.figures());
       data.ifPresent(d -> scenarios.add(d.put("id", "s" + scenarios.size())));
       section(h, r.name(), data);
     }
@@ -110,6 +110,13 @@ public final class LabReportPage {
           + "fault; detection + delivery = removal − that expiry (etcd's expiry loop, the delete, the watch)."
           + (derived ? "" : " The watcher's removals do not pair one-to-one with these windows, so the faults "
               + "are not placed on the charts."));
+    }
+    if (d.has("perSecond")) {
+      JsonNode p = d.get("perSecond");
+      figure(h, "persecond-" + id, 300, "Measured by the scenario from the logs, one value per full second, of the "
+          + "calls that started in it (the figures in output.txt are computed from the same values): y = "
+          + p.get("y").asText() + "; x = seconds since " + p.get("x").asText() + " (each line's own second 0). A gap"
+          + " is a second in which no call started.");
     }
     figure(h, "timeline-" + id, 110 + 34 * d.get("processes").size(), "Every logged event per process (the "
         + "successful calls are left out: they are the bars above). x = "

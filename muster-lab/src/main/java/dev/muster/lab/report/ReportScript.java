@@ -2,7 +2,8 @@ package dev.muster.lab.report;
 
 /**
  * The page's own script: draws the charts with Chart.js from the JSON in {@code <script id="muster-data">}. One
- * chart per canvas the page holds ({@code calls-ID}, {@code windows-ID}, {@code timeline-ID}); animation is off so
+ * chart per canvas the page holds ({@code calls-ID}, {@code windows-ID}, {@code persecond-ID}, {@code timeline-ID});
+ * animation is off so
  * a headless screenshot or a print shows the final chart.
  */
 final class ReportScript {
@@ -18,7 +19,9 @@ final class ReportScript {
           'lease_lost': '#f57c00', 'reregistered': '#7b1fa2', 'revoked': '#c2185b', 'draining': '#f06292',
           'stale': '#fbc02d', 'recovered': '#0288d1', 'resync': '#5d4037', 'unreachable': '#ff7043',
           'reconnected': '#00897b', 'registered': '#9e9e9e', 'snapshot': '#607d8b', 'update': '#90a4ae',
-          'call failed': '#e53935', '@WARM@': '#757575'
+          'call failed': '#e53935', '@WARM@': '#757575', 'probe_down': '#b71c1c', 'probe_up': '#1b5e20',
+          'panic_on': '#6a1b9a', 'panic_off': '#ab47bc', 'slow_start_done': '#00838f', 'max_stale_reached': '#e65100',
+          'max_stale_cleared': '#0277bd', 'ready': '#2e7d32', 'fault': '#000000', 'heal': '#455a64'
         };
         const PALETTE = ['#3949ab', '#00acc1', '#7cb342', '#8e24aa', '#6d4c41', '#f4511e'];
         let spare = 0;
@@ -93,6 +96,22 @@ final class ReportScript {
           }});
         }
 
+        function perSecondChart(canvas, s) {
+          const lineColors = ['#c62828', '#1565c0', '#2e7d32', '#6a1b9a', '#ef6c00'];
+          const datasets = s.perSecond.lines.map((l, i) => ({
+            type: 'line', label: l.label, borderColor: lineColors[i % lineColors.length],
+            backgroundColor: lineColors[i % lineColors.length], borderWidth: 2, pointRadius: 3, spanGaps: false,
+            data: l.values.map((y, t) => ({x: t + 0.5, y}))
+          }));
+          new Chart(canvas, {type: 'line', data: {datasets}, options: {
+            animation: false,
+            scales: {x: {type: 'linear', min: 0, ticks: {stepSize: 1},
+                         title: {display: true, text: 'seconds since ' + s.perSecond.x}},
+                     y: {beginAtZero: true, title: {display: true, text: s.perSecond.y}}},
+            plugins: {legend}
+          }});
+        }
+
         function timelineChart(canvas, s) {
           const datasets = Object.entries(byKind(s.events)).map(([kind, es]) => ({
             label: kind, backgroundColor: color(kind), borderColor: color(kind),
@@ -114,6 +133,7 @@ final class ReportScript {
           };
           draw('calls', callsChart);
           draw('windows', windowsChart);
+          draw('persecond', perSecondChart);
           draw('timeline', timelineChart);
         }
       })();

@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.muster.lab.Figures;
 import dev.muster.lab.Fleet;
+import dev.muster.lab.PerSecondChart;
 import dev.muster.lab.StaleWindow;
 import dev.muster.testing.JsonLog;
 import java.io.IOException;
@@ -22,8 +24,9 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * The chart data of one scenario, as JSON for the page's script, computed from the scenario's {@code *.jsonl} logs
- * and the stale windows it measured ({@link dev.muster.lab.Figures#staleWindows()}).
+ * The chart data of one scenario, as JSON for the page's script, computed from the scenario's {@code *.jsonl} logs,
+ * the stale windows it measured ({@link Figures#staleWindows()}) and its per-second figures
+ * ({@link Figures#perSecond()}, passed through as the scenario computed them).
  *
  * <p>Time is seconds since the scenario's first call (or its first logged event when no process made calls). The
  * lab logs its own faults in {@code lab.jsonl}, drawn like any process's events. In addition, when the scenario
@@ -41,7 +44,8 @@ final class ScenarioCharts {
   private record Event(String process, String kind, Instant at, String label) {}
 
   /** The data for {@code dir}, or empty when it holds no event. */
-  static Optional<ObjectNode> build(ObjectMapper json, String scenario, Path dir, List<StaleWindow> windows) {
+  static Optional<ObjectNode> build(ObjectMapper json, String scenario, Path dir, Figures figures) {
+    List<StaleWindow> windows = figures.staleWindows();
     List<String> processes = new ArrayList<>();
     List<Event> events = new ArrayList<>();
     List<Event> calls = new ArrayList<>();
@@ -85,6 +89,14 @@ final class ScenarioCharts {
     }
     if (!calls.isEmpty()) {
       out.set("calls", perSecond(json, calls, origin));
+    }
+    PerSecondChart chart = figures.perSecond();
+    if (chart != null) {
+      ObjectNode c = out.putObject("perSecond").put("y", chart.y()).put("x", chart.x());
+      ArrayNode lines = c.putArray("lines");
+      for (PerSecondChart.Line line : chart.lines()) {
+        lines.addObject().put("label", line.label()).set("values", json.valueToTree(line.values()));
+      }
     }
     ArrayNode markers = out.putArray("markers");
     ArrayNode timeline = out.putArray("events");
@@ -156,7 +168,9 @@ final class ScenarioCharts {
         previous = ids;
       } else {
         String detail = line.path("detail").asText("");
-        events.add(new Event(process, event, at.get(), event + " " + line.path("id").asText("")
+        // a provider's events name it in "id", a consumer's health events (probe_down, ...) in "instance"
+        String about = line.path("id").asText(line.path("instance").asText(""));
+        events.add(new Event(process, event, at.get(), event + " " + about
             + (detail.isEmpty() ? "" : ": " + detail)));
       }
     }

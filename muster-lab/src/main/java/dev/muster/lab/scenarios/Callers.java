@@ -14,7 +14,8 @@ import java.util.Optional;
  * Consumers for the scenarios that call at another rate or with another attempt timeout than the lab's
  * parameters, and the warm-up wait they share. {@link LabContext#consumer} cannot be told these through its extra
  * arguments: {@code muster call} (picocli) rejects an option given twice. Otherwise the same A-style (ejection after
- * 1 failure for the lab's ejection time, the lab's retries) and B-style (neither) callers, round robin.
+ * 1 failure for the lab's ejection time, the lab's retries) and B-style (neither) callers, round robin unless a
+ * policy is given.
  */
 final class Callers {
   private Callers() {}
@@ -22,8 +23,15 @@ final class Callers {
   /** {@code muster call SERVICE /hello --json} every {@code interval}, each attempt within {@code attemptTimeout}. */
   static ChildProcess start(LabContext ctx, String name, String service, String endpoints, boolean ejectAndRetry,
       Duration interval, Duration attemptTimeout, String... extra) {
+    return startWithPolicy(ctx, name, service, endpoints, "ROUND_ROBIN", ejectAndRetry, interval, attemptTimeout,
+        extra);
+  }
+
+  /** {@link #start} balancing with {@code policy} ({@code muster call --policy}) instead of round robin. */
+  static ChildProcess startWithPolicy(LabContext ctx, String name, String service, String endpoints, String policy,
+      boolean ejectAndRetry, Duration interval, Duration attemptTimeout, String... extra) {
     List<String> args = new ArrayList<>(List.of("call", service, "/hello", "--count", "0", "--interval",
-        millis(interval), "--attempt-timeout", millis(attemptTimeout), "--policy", "ROUND_ROBIN", "--json",
+        millis(interval), "--attempt-timeout", millis(attemptTimeout), "--policy", policy, "--json",
         "--endpoints", endpoints));
     if (ejectAndRetry) {
       args.addAll(List.of("--idempotent", "--eject-after", "1", "--ejection-time", millis(ctx.params().ejectionTime()),

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.muster.lab.Figures;
 import dev.muster.lab.LabParams;
 import dev.muster.lab.LabRun;
+import dev.muster.lab.PerSecondChart;
 import dev.muster.lab.ScenarioResult;
 import dev.muster.lab.StaleWindow;
 import java.io.IOException;
@@ -75,6 +76,32 @@ class LabReportPageTest {
 
     assertThat(LabRun.read(out)).isEqualTo(run);
     assertThat(LabReportPage.html(LabRun.read(out), out)).isEqualTo(LabReportPage.html(run, out));
+  }
+
+  @Test
+  void drawsAPerSecondChartFromTheTypedFiguresAndKeepsItInResultsJson() throws IOException {
+    PerSecondChart chart = new PerSecondChart("p1's share of the calls started in that second, %",
+        "the consumer's probe_up of p1", List.of(
+            new PerSecondChart.Line("S (slow start 10 s)", java.util.Arrays.asList(4.5, null, 9.1)),
+            new PerSecondChart.Line("N (no slow start)", List.of(33.3, 32.0, 34.1))));
+    LabRun run = new LabRun("2026-12-01T22:26:21Z", LabParams.seed(), List.of(new ScenarioResult(
+        "slow_start_after_recovery", true, Figures.withPerSecond("S 4.5 % in the first second", chart),
+        "S ramps", "Envoy's slow start", Duration.ofMillis(30_000))));
+    write("env.txt", "java: 17\n");
+    write("slow_start_after_recovery/consumer-s.jsonl", call("10.000", true, "p1")
+        + "{\"event\":\"probe_up\",\"ts\":\"2026-11-29T22:25:10.500000Z\",\"service\":\"hello\","
+        + "\"instance\":\"p1\",\"detail\":\"http:/health: 2 passed in a row, last 200\"}\n");
+
+    run.write(out);
+    String html = LabReportPage.html(run, out);
+
+    assertThat(LabRun.read(out)).isEqualTo(run);
+    assertThat(html).contains("id=\"persecond-s0\"")
+        .contains("\"perSecond\":{\"y\":\"p1's share of the calls started in that second, %\"")
+        .contains("\"values\":[4.5,null,9.1]")
+        .contains("seconds since the consumer&#39;s probe_up of p1");
+    // a consumer's health event names its instance
+    assertThat(html).contains("probe_up p1: http:/health: 2 passed in a row, last 200");
   }
 
   private static String call(String seconds, boolean ok, String id) {
