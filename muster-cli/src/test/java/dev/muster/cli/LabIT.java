@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class LabIT {
   private static final List<String> SUBSET = List.of("sigstop_stale_window", "kill9_stale_window",
-      "watch_resume_from_revision", "compaction_forces_resync", "tls_auth_round_trip");
+      "watch_resume_from_revision", "compaction_forces_resync", "tls_auth_round_trip", "shared_dependency_blip");
 
   @Test
   void aSubsetOfTheLabRunsEndToEndAndEveryScenarioPasses(@TempDir Path out) throws Exception {
@@ -38,6 +38,8 @@ class LabIT {
       assertThat(table).contains("resync(s)");
       assertThat(table).containsPattern("tls_auth_round_trip +PASS .*SIGTERM p1: SIGTERM→revoked \\d+ ms.*SIGKILL p2:"
           + " window \\d+ ms.*register as hello-consumer: exit 5");
+      assertThat(table).containsPattern("shared_dependency_blip +PASS .*P \\(panic threshold 50 %\\) 0 of \\d+ calls"
+          + " failed.*C \\(--no-panic, the control\\) \\d+ of \\d+ failed");
       assertThat(out.resolve("env.txt")).content().contains("etcd").contains("cores");
       assertThat(out.resolve("LIMITS.md")).exists();
       assertThat(out.resolve("sigstop_stale_window/consumer-a.jsonl")).isNotEmptyFile();
