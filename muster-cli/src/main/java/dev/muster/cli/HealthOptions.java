@@ -55,7 +55,7 @@ final class HealthOptions {
   boolean noPanic;
 
   @Option(names = "--slow-start", paramLabel = "D", defaultValue = "0s", converter = DurationConverter.class,
-      description = "Ramp a joining or recovered endpoint's share of new calls over this window (default off).")
+      description = "Ramp a joining or recovered endpoint's share of new calls over this window (default ${DEFAULT-VALUE}: off).")
   Duration slowStart;
 
   @Option(names = "--slow-start-aggression", paramLabel = "X", defaultValue = "1.0",
