@@ -36,6 +36,19 @@ final class PublicationChecker implements AutoCloseable {
 
   /** Queues the check of {@code p}, published by cache {@code cache} watching {@code prefix}. */
   void check(String cache, String prefix, PublicationLog.Publication p) {
+    if (closing) {
+      return; // a cache of the schedule's tear-down publishing after the checks ended: not part of the run
+    }
+    try {
+      enqueue(cache, prefix, p);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      if (!closing) {
+        throw e;
+      } // close() raced this publication: the same case as above
+    }
+  }
+
+  private void enqueue(String cache, String prefix, PublicationLog.Publication p) {
     thread.execute(() -> {
       Optional<Oracle.Snapshot> truth;
       try {
