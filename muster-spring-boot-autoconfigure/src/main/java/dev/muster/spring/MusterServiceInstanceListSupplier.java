@@ -17,7 +17,10 @@ import reactor.core.publisher.Sinks;
  * requests. Muster's own load balancer does not need it (it picks from the same cache directly); it is here for
  * applications that keep one of Spring Cloud's balancers.
  *
- * <p>Thread-safe: the cache's notifier thread emits; {@link Sinks.Many#tryEmitNext} is serialized by the sink.
+ * <p>Thread-safe, and no lock: every emission comes from the cache's listener, which runs on the cache's notifier
+ * thread only — the set published last when the listener is added, then every change in order — so the sink is
+ * only ever emitted to from that one thread and a subscriber's {@code onNext} runs under no lock of Muster's.
+ * Before the service's first set is known the flux has nothing to replay: a subscriber waits for it.
  */
 public final class MusterServiceInstanceListSupplier implements ServiceInstanceListSupplier {
   private final String serviceId;
@@ -30,17 +33,14 @@ public final class MusterServiceInstanceListSupplier implements ServiceInstanceL
     client.cache().addListener(new EndpointListener() {
       @Override
       public void onChange(EndpointSet set, EndpointDelta delta) {
-        emit(set);
+        emit(set); // the notifier thread: the one thread that emits
       }
     });
-    emit(client.cache().current());
   }
 
   private void emit(EndpointSet set) {
-    synchronized (sets) {
-      sets.tryEmitNext(set.instances().stream().filter(i -> i.state().takesNewCalls())
-          .<ServiceInstance>map(MusterServiceInstance::new).toList());
-    }
+    sets.tryEmitNext(set.instances().stream().filter(i -> i.state().takesNewCalls())
+        .<ServiceInstance>map(MusterServiceInstance::new).toList());
   }
 
   @Override

@@ -89,15 +89,25 @@ class MusterDiscoveryIT {
       MusterClients clients = ctx.getBean(MusterClients.class);
       MusterServiceInstanceListSupplier supplier = new MusterServiceInstanceListSupplier("orders", clients);
       List<List<String>> sets = new CopyOnWriteArrayList<>();
-      Disposable subscription = supplier.get().subscribe(list -> sets.add(
-          list.stream().map(ServiceInstance::getInstanceId).sorted().toList()));
+      List<String> monitorsHeld = new CopyOnWriteArrayList<>();
+      Disposable subscription = supplier.get().subscribe(list -> {
+        java.lang.management.ThreadInfo me = java.lang.management.ManagementFactory.getThreadMXBean()
+            .getThreadInfo(new long[] {Thread.currentThread().getId()}, true, false)[0];
+        for (java.lang.management.MonitorInfo m : me.getLockedMonitors()) {
+          monitorsHeld.add(m.getClassName());
+        }
+        sets.add(list.stream().map(ServiceInstance::getInstanceId).sorted().toList());
+      });
       try {
+        await("the supplier's first set").atMost(Duration.ofSeconds(10))
+            .until(() -> sets.contains(List.of("o1", "o2")));
         Registration o3 = register("o3", 9003);
         await("the supplier pushes o3").atMost(Duration.ofSeconds(10))
             .until(() -> sets.contains(List.of("o1", "o2", "o3")));
         o3.update(i -> i.state(InstanceState.DRAINING)).get(10, TimeUnit.SECONDS);
         await("the supplier drops DRAINING o3").atMost(Duration.ofSeconds(10))
             .until(() -> sets.get(sets.size() - 1).equals(List.of("o1", "o2")));
+        assertThat(monitorsHeld).as("monitors held while a subscriber ran").isEmpty();
 
         MusterLoadBalancer balancer = new MusterLoadBalancer("orders", clients);
         for (int i = 0; i < 30; i++) {
