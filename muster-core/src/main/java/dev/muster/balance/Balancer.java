@@ -379,7 +379,12 @@ public final class Balancer implements EndpointListener, Prober.Sink {
    * a failure takes the endpoint out at once (rebuild). The call engine calls it for every attempt.
    */
   public void outcome(EndpointState endpoint, boolean ok) {
-    endpoint.outcome(ok);
+    outcome(endpoint, ok, nanoTime.getAsLong());
+  }
+
+  /** {@link #outcome(EndpointState, boolean)} at {@code nowNanos} (this balancer's ticker), read once by the caller. */
+  public void outcome(EndpointState endpoint, boolean ok, long nowNanos) {
+    endpoint.outcome(ok, nowNanos);
     if (!ok && picker.restricted) {
       rebuild();
     }

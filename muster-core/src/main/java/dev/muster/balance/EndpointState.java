@@ -105,7 +105,10 @@ public final class EndpointState {
 
   /** An attempt's outcome, for the stale policy {@code KEEP_FAILING_ENDPOINTS_OUT}: ok or not, now. */
   public void outcome(boolean ok) {
-    long now = nanoTime.getAsLong();
+    outcome(ok, nanoTime.getAsLong());
+  }
+
+  void outcome(boolean ok, long now) {
     if (ok) {
       lastSuccessNanos = now;
       succeeded = true;

@@ -253,18 +253,20 @@ public final class Prober implements AutoCloseable {
     }
 
     private void run() {
-      CompletableFuture<ProbeResult> result;
       synchronized (this) {
         if (cancelled) {
           return;
         }
-        try {
-          result = probe.check(instance, config.timeout());
-          result = result != null ? result : CompletableFuture.completedFuture(
-              ProbeResult.fail("the probe returned no result"));
-        } catch (RuntimeException e) {
-          result = CompletableFuture.completedFuture(ProbeResult.fail("the probe threw " + e));
-        }
+      }
+      // The probe (possibly the caller's own) runs under no lock; a cancel that comes meanwhile makes judge()
+      // drop its result.
+      CompletableFuture<ProbeResult> result;
+      try {
+        result = probe.check(instance, config.timeout());
+        result = result != null ? result : CompletableFuture.completedFuture(
+            ProbeResult.fail("the probe returned no result"));
+      } catch (RuntimeException e) {
+        result = CompletableFuture.completedFuture(ProbeResult.fail("the probe threw " + e));
       }
       CompletableFuture<ProbeResult> probed = result;
       Runnable cancelTimeout = scheduler.schedule(() -> probed.complete(

@@ -155,8 +155,9 @@ public final class Caller {
     }
 
     private void settle(EndpointState endpoint, long startNanos, AttemptResult<T> r) {
-      endpoint.finished(Duration.ofNanos(nanoTime.getAsLong() - startNanos));
-      balancer.outcome(endpoint, r.ok());
+      long now = nanoTime.getAsLong();
+      endpoint.finished(Duration.ofNanos(now - startNanos));
+      balancer.outcome(endpoint, r.ok(), now);
       if (detector.record(endpoint.outlier(), r.outcome())) {
         metrics.ejected();
       }
