@@ -13,19 +13,24 @@ record HostPort(String host, int port) {
       + " [fd00::7]:8080";
 
   static HostPort parse(String value) {
+    return parse("--address", value);
+  }
+
+  /** As {@link #parse(String)}, naming {@code option} in the message. */
+  static HostPort parse(String option, String value) {
     int colon = value.lastIndexOf(':');
     if (colon < 0) {
-      throw new InvalidInputException("--address", value, "the port is missing; " + FORMAT);
+      throw new InvalidInputException(option, value, "the port is missing; " + FORMAT);
     }
     String host = value.substring(0, colon);
     String port = value.substring(colon + 1);
     if (port.isEmpty() || port.length() > 9 || !port.chars().allMatch(c -> c >= '0' && c <= '9')) {
-      throw new InvalidInputException("--address", value, "the port is not a number 1-65535; " + FORMAT);
+      throw new InvalidInputException(option, value, "the port is not a number 1-65535; " + FORMAT);
     }
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1);
     } else if (host.indexOf(':') >= 0 && !host.contains("://")) {
-      throw new InvalidInputException("--address", value, "put an IPv6 address in brackets; " + FORMAT);
+      throw new InvalidInputException(option, value, "put an IPv6 address in brackets; " + FORMAT);
     }
     return new HostPort(host, Integer.parseInt(port));
   }

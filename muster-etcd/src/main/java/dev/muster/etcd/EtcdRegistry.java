@@ -132,6 +132,17 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
   }
 
   /**
+   * The names of the services with at least one key in {@code namespace}, sorted: one keys-only range, so the
+   * values are not read or decoded. For DNS-SD browsing and Spring's {@code getServices()}.
+   *
+   * @throws RegistryUnavailableException when etcd does not answer within the request timeout
+   * @throws dev.muster.AccessDeniedException when etcd refuses the user read access to the namespace
+   */
+  public java.util.SortedSet<String> services(String namespace) {
+    return EtcdListings.services(connection, namespace);
+  }
+
+  /**
    * Starts an endpoint cache for {@code config.service()}: it ranges the service's prefix, then watches it, and
    * keeps its set equal to etcd's (SPEC §4). Returns at once; {@link EndpointCache#awaitReady(java.time.Duration)}
    * waits for the first set. Closing the registry closes the cache.

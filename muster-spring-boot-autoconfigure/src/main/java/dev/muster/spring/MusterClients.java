@@ -64,8 +64,7 @@ public final class MusterClients implements AutoCloseable {
    */
   public List<String> services() {
     try {
-      List<String> now = registry.list(properties.namespace(), null).instances().stream()
-          .map(dev.muster.registry.Instance::service).distinct().sorted().toList();
+      List<String> now = List.copyOf(registry.services(properties.namespace()));
       lastServices = now;
       return now;
     } catch (RegistryUnavailableException e) {

@@ -14,7 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Reads a registry prefix once, at one revision, for {@code muster ls}. Stateless. */
+/** Reads a registry prefix once, at one revision, for {@code muster ls} and the service listing. Stateless. */
 public final class EtcdListings {
   private EtcdListings() {}
 
@@ -27,12 +27,7 @@ public final class EtcdListings {
     try {
       response = EtcdOps.getPrefix(connection.client(), prefix, connection.config().requestTimeout());
     } catch (EtcdOps.EtcdCallException e) {
-      if (e.kind() == EtcdErrors.Kind.DENIED || e.kind() == EtcdErrors.Kind.UNAUTHENTICATED) {
-        throw EtcdErrors.accessDenied(connection.config(), e.kind(), "read " + prefix, "read on " + prefix,
-            e.getCause());
-      }
-      throw new RegistryUnavailableException("etcd at " + connection.config().endpoints() + " did not answer ("
-          + e.getMessage() + "): check that etcd runs there and that EtcdConfig's endpoints name it", e);
+      throw failure(connection, prefix, e);
     }
     List<Instance> instances = new ArrayList<>();
     List<RegistryListing.Problem> problems = new ArrayList<>();
@@ -46,5 +41,41 @@ public final class EtcdListings {
       }
     }
     return new RegistryListing(response.getHeader().getRevision(), instances, problems);
+  }
+
+  /**
+   * The services with at least one key in {@code namespace}, sorted, from one keys-only range (values are not
+   * read, so this costs the keys' bytes only). A key outside the layout is skipped.
+   */
+  public static java.util.SortedSet<String> services(EtcdConnection connection, String namespace) {
+    RegistryLayout layout = connection.config().layout();
+    String prefix = layout.namespacePrefix(Names.requireValid("namespace", namespace));
+    GetResponse response;
+    try {
+      response = EtcdOps.getPrefixKeys(connection.client(), prefix, connection.config().requestTimeout());
+    } catch (EtcdOps.EtcdCallException e) {
+      throw failure(connection, prefix, e);
+    }
+    java.util.TreeSet<String> services = new java.util.TreeSet<>();
+    for (KeyValue kv : response.getKvs()) {
+      String key = kv.getKey().toString(StandardCharsets.UTF_8);
+      int end = key.indexOf('/', prefix.length());
+      if (end > prefix.length()) {
+        String service = key.substring(prefix.length(), end);
+        if (Names.isValid(service)) {
+          services.add(service);
+        }
+      }
+    }
+    return java.util.Collections.unmodifiableSortedSet(services);
+  }
+
+  private static RuntimeException failure(EtcdConnection connection, String prefix, EtcdOps.EtcdCallException e) {
+    if (e.kind() == EtcdErrors.Kind.DENIED || e.kind() == EtcdErrors.Kind.UNAUTHENTICATED) {
+      return EtcdErrors.accessDenied(connection.config(), e.kind(), "read " + prefix, "read on " + prefix,
+          e.getCause());
+    }
+    return new RegistryUnavailableException("etcd at " + connection.config().endpoints() + " did not answer ("
+        + e.getMessage() + "): check that etcd runs there and that EtcdConfig's endpoints name it", e);
   }
 }

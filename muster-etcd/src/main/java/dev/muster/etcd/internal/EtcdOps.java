@@ -88,6 +88,12 @@ final class EtcdOps {
         GetOption.builder().isPrefix(true).build()), timeout);
   }
 
+  /** The keys under {@code prefix}, without their values (one range, at one revision). */
+  static GetResponse getPrefixKeys(Client c, String prefix, Duration timeout) {
+    return await("list the keys of " + prefix, c.getKVClient().get(bytes(prefix),
+        GetOption.builder().isPrefix(true).withKeysOnly(true).build()), timeout);
+  }
+
   static <T> T await(String what, CompletableFuture<T> future, Duration timeout) {
     try {
       return future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);

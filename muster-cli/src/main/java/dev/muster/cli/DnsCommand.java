@@ -1,0 +1,152 @@
+package dev.muster.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.muster.dns.DnsConfig;
+import dev.muster.dns.DnsGateway;
+import dev.muster.etcd.EtcdRegistry;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code muster dns}: a DNS-SD gateway (RFC 6763) answering from live endpoint caches, one per service of each
+ * namespace served. Prints one {@code "event":"serving"} JSON line once it answers, then runs until Ctrl-C/SIGTERM.
+ */
+@Command(name = "dns", description = "Answer DNS-SD (PTR, SRV, TXT, A, AAAA) for the registry's services over UDP"
+    + " and TCP, from live caches: dig @127.0.0.1 -p 8053 _orders._tcp.default.muster. PTR")
+final class DnsCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Mixin
+  EtcdOptions etcd;
+
+  @Option(names = "--listen", paramLabel = "IP:PORT", defaultValue = "127.0.0.1:8053",
+      description = "Address for both UDP and TCP; an IP literal, port 0 picks a free one (default ${DEFAULT-VALUE}).")
+  String listen;
+
+  @Option(names = "--domain", paramLabel = "DOMAIN", defaultValue = "muster.",
+      description = "Parent of the zones: namespace NS is served as NS.DOMAIN (default ${DEFAULT-VALUE}).")
+  String domain;
+
+  @Option(names = "--namespace", paramLabel = "NS", split = ",", defaultValue = "default",
+      description = "Namespaces to serve, one zone each; repeat or separate with commas (default ${DEFAULT-VALUE}).")
+  List<String> namespaces;
+
+  @Option(names = "--ttl", paramLabel = "D", defaultValue = "5s", converter = DurationConverter.class,
+      description = "TTL of answers from a fresh cache, and of negative answers (default ${DEFAULT-VALUE}).")
+  Duration ttl;
+
+  @Option(names = "--stale-ttl", paramLabel = "D", defaultValue = "0s", converter = DurationConverter.class,
+      description = "TTL while a service's cache is stale; 0 keeps resolvers from caching it (default"
+          + " ${DEFAULT-VALUE}).")
+  Duration staleTtl;
+
+  @Option(names = "--zone", paramLabel = "Z",
+      description = "The callers' zone: SRV priority 0 for its instances, 10 for others (default: none, all 0).")
+  String zone;
+
+  @Option(names = "--rate-limit", paramLabel = "N", defaultValue = "1000",
+      description = "UDP queries per second from one source (IPv4 address, IPv6 /64); 0 = no limit (default"
+          + " ${DEFAULT-VALUE}).")
+  int rateLimit;
+
+  @Option(names = "--rate-burst", paramLabel = "N", defaultValue = "1000",
+      description = "Queries one source may send above the rate at once (default ${DEFAULT-VALUE}).")
+  int rateBurst;
+
+  @Option(names = "--slip", paramLabel = "K", defaultValue = "2",
+      description = "Over the limit, answer every K-th query with an empty TC reply (retry over TCP), drop the rest;"
+          + " 0 drops all (default ${DEFAULT-VALUE}).")
+  int slip;
+
+  @Option(names = "--udp-threads", paramLabel = "N", defaultValue = "2",
+      description = "Threads answering UDP on the one socket (default ${DEFAULT-VALUE}).")
+  int udpThreads;
+
+  @Option(names = "--max-tcp-connections", paramLabel = "N", defaultValue = "64",
+      description = "TCP connections served at once; more are closed (default ${DEFAULT-VALUE}).")
+  int maxTcpConnections;
+
+  @Option(names = "--tcp-idle-timeout", paramLabel = "D", defaultValue = "10s", converter = DurationConverter.class,
+      description = "Close a TCP connection idle this long (default ${DEFAULT-VALUE}).")
+  Duration tcpIdleTimeout;
+
+  @Option(names = "--services-refresh", paramLabel = "D", defaultValue = "1s", converter = DurationConverter.class,
+      description = "How often the namespace's services are listed (keys only) to open or close their caches; changes"
+          + " within a known service arrive at once (default ${DEFAULT-VALUE}).")
+  Duration servicesRefresh;
+
+  @Option(names = "--max-udp-payload", paramLabel = "BYTES", defaultValue = "1232",
+      description = "Largest UDP reply whatever EDNS0 asks; 512 without EDNS0 (default ${DEFAULT-VALUE}).")
+  int maxUdpPayload;
+
+  @Option(names = "--start-timeout", paramLabel = "D", defaultValue = "10s", converter = DurationConverter.class,
+      description = "Wait this long for the caches' first sets before serving what is known (default"
+          + " ${DEFAULT-VALUE}).")
+  Duration startTimeout;
+
+  private final CountDownLatch stopped = new CountDownLatch(1);
+
+  @Override
+  public Integer call() throws InterruptedException {
+    DnsConfig config = DnsConfig.builder().listen(listenAddress(listen)).domain(domain).namespaces(namespaces)
+        .ttl(ttl).staleTtl(staleTtl).zone(zone).rateLimit(rateLimit, rateBurst).slip(slip).udpThreads(udpThreads)
+        .maxTcpConnections(maxTcpConnections).tcpIdleTimeout(tcpIdleTimeout).servicesRefresh(servicesRefresh)
+        .maxUdpPayload(maxUdpPayload).build();
+    EtcdRegistry registry = EtcdRegistry.connect(etcd.etcdConfig());
+    DnsGateway gateway;
+    try {
+      gateway = DnsGateway.start(registry, config, startTimeout);
+    } catch (UncheckedIOException e) {
+      registry.close();
+      throw new Errors.UsageException(e.getMessage());
+    }
+    Thread stopper = new Thread(() -> {
+      gateway.close();
+      registry.close();
+      stopped.countDown();
+    }, "muster-dns-stop");
+    Runtime.getRuntime().addShutdownHook(stopper);
+    PrintWriter out = spec.commandLine().getOut();
+    ObjectNode line = JsonLines.event("serving", Instant.now());
+    InetSocketAddress bound = gateway.address();
+    line.put("address", bound.getAddress().getHostAddress());
+    line.put("port", bound.getPort());
+    gateway.zones().forEach(line.putArray("zones")::add);
+    ObjectNode services = line.putObject("services");
+    gateway.services().forEach((ns, names) -> names.forEach(services.putArray(ns)::add));
+    JsonLines.print(out, line);
+    stopped.await();
+    return 0;
+  }
+
+  /** {@code IP:PORT}: the host must be an IP literal (a name would need a lookup, and DNS is what we serve). */
+  static InetSocketAddress listenAddress(String value) {
+    HostPort hp = HostPort.parse("--listen", value);
+    if (hp.port() < 0 || hp.port() > 65_535) {
+      throw new Errors.UsageException("--listen " + value + ": the port is not 0-65535");
+    }
+    try {
+      if (!Character.isDigit(hp.host().isEmpty() ? 'x' : hp.host().charAt(0)) && hp.host().indexOf(':') < 0) {
+        throw new UnknownHostException(hp.host());
+      }
+      return new InetSocketAddress(InetAddress.getByName(hp.host()), hp.port());
+    } catch (UnknownHostException e) {
+      throw new Errors.UsageException("--listen " + value + ": use an IP address such as 127.0.0.1:8053 or"
+          + " [::1]:8053, not a host name");
+    }
+  }
+}

@@ -1,0 +1,340 @@
+package dev.muster.dns;
+
+import dev.muster.dns.internal.DnsCounters;
+import dev.muster.dns.internal.NamespaceZone;
+import dev.muster.dns.internal.RateLimiter;
+import dev.muster.dns.internal.Responder;
+import dev.muster.dns.internal.ServiceDirectory;
+import dev.muster.etcd.EtcdRegistry;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.StandardProtocolFamily;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.DatagramChannel;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.xbill.DNS.Name;
+
+/**
+ * An authoritative DNS-SD responder over UDP and TCP for the namespaces of one {@link EtcdRegistry}: PTR, SRV, TXT,
+ * A and AAAA answered from endpoint caches, never from a registry round trip (docs/design-dns.md).
+ *
+ * <p>Threads: {@link DnsConfig#udpThreads()} threads share one UDP socket, each receiving, answering and sending;
+ * one thread accepts TCP connections, served by a pool of at most {@link DnsConfig#maxTcpConnections()} threads;
+ * one directory thread lists each namespace's services. Answers are built from immutable per-service records that
+ * the caches' notifier threads rebuild on each change, so the serving threads take no lock.
+ *
+ * <p>{@link #start} returns once the sockets are bound and the first listing (and each cache's first set) is in,
+ * or after {@code firstSetTimeout} (then serving what it has, and logging which caches are late).
+ * {@link #close()} stops the threads and closes the caches; the registry stays the caller's.
+ */
+public final class DnsGateway implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(DnsGateway.class);
+  private static final int MAX_TCP_MESSAGE = 65_535;
+
+  private final DnsConfig config;
+  private final DnsCounters counters = new DnsCounters();
+  private final List<NamespaceZone> zones = new ArrayList<>();
+  private final List<ServiceDirectory> directories = new ArrayList<>();
+  private final Responder responder;
+  private final RateLimiter limiter;
+  private final DatagramChannel udp;
+  private final ServerSocket tcp;
+  private final List<Thread> udpThreads = new ArrayList<>();
+  private final Thread acceptor;
+  private final ThreadPoolExecutor connections;
+  private final java.util.Set<Socket> open = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final ScheduledExecutorService directoryThread;
+  private volatile boolean closed;
+
+  /** What the gateway has done so far. */
+  public record Stats(long queries, long answered, long nodata, long nxdomain, long refused, long formerr,
+      long notimp, long truncated, long dropped, long rateLimited, long slipped, long tcpConnections,
+      long tcpRefused, long errors) {}
+
+  private DnsGateway(EtcdRegistry registry, DnsConfig config, Clock clock) throws IOException {
+    this.config = config;
+    Name domain = Name.fromString(config.domain());
+    for (String ns : config.namespaces()) {
+      NamespaceZone zone = new NamespaceZone(ns, domain, config.ttl().toSeconds(), config.staleTtl().toSeconds(),
+          clock);
+      zones.add(zone);
+      directories.add(new ServiceDirectory(registry, zone, config.ttl().toSeconds(),
+          config.staleTtl().toSeconds(), config.zone(), clock));
+    }
+    this.responder = new Responder(zones, config.maxUdpPayload(), clock, counters);
+    this.limiter = new RateLimiter(config.rateLimit(), config.rateBurst(), config.slip(), System::nanoTime);
+    DatagramChannel u = null;
+    ServerSocket t = null;
+    try {
+      u = DatagramChannel.open(config.listen().getAddress() instanceof java.net.Inet6Address
+          ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
+      u.bind(config.listen());
+      int port = ((InetSocketAddress) u.getLocalAddress()).getPort();
+      t = new ServerSocket();
+      t.setReuseAddress(true);
+      t.bind(new InetSocketAddress(config.listen().getAddress(), port), 128);
+    } catch (IOException e) {
+      closeQuietly(u);
+      closeQuietly(t);
+      throw e;
+    }
+    this.udp = u;
+    this.tcp = t;
+    this.connections = new ThreadPoolExecutor(0, config.maxTcpConnections(), 30, TimeUnit.SECONDS,
+        new SynchronousQueue<>(), daemon("muster-dns-tcp"));
+    this.acceptor = daemon("muster-dns-accept").newThread(this::acceptLoop);
+    this.directoryThread = Executors.newSingleThreadScheduledExecutor(daemon("muster-dns-directory"));
+  }
+
+  /**
+   * Binds {@link DnsConfig#listen()} (UDP and TCP on one port; port 0 picks a free one), lists the namespaces'
+   * services, opens their caches, waits up to {@code firstSetTimeout} for their first sets, and starts serving.
+   *
+   * @throws UncheckedIOException when the address cannot be bound (in use, or not an address of this host); the
+   *     message says which and what to do
+   */
+  public static DnsGateway start(EtcdRegistry registry, DnsConfig config, Duration firstSetTimeout) {
+    return start(registry, config, firstSetTimeout, Clock.systemUTC());
+  }
+
+  static DnsGateway start(EtcdRegistry registry, DnsConfig config, Duration firstSetTimeout, Clock clock) {
+    Objects.requireNonNull(registry, "registry");
+    Objects.requireNonNull(config, "config");
+    DnsGateway g;
+    try {
+      g = new DnsGateway(registry, config, clock);
+    } catch (BindException e) {
+      throw new UncheckedIOException("cannot listen on " + hostPort(config.listen()) + " (" + e.getMessage()
+          + "): pick a free port with --listen, or stop what holds it", e);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot listen on " + hostPort(config.listen()) + ": " + e.getMessage(), e);
+    }
+    try {
+      g.begin(firstSetTimeout);
+    } catch (RuntimeException | Error e) {
+      g.close();
+      throw e;
+    }
+    return g;
+  }
+
+  private void begin(Duration firstSetTimeout) {
+    for (ServiceDirectory d : directories) {
+      d.refresh();
+    }
+    long deadline = System.nanoTime() + firstSetTimeout.toNanos();
+    for (int i = 0; i < directories.size(); i++) {
+      Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+      if (!directories.get(i).awaitCaches(left)) {
+        log.warn("namespace {}: not every service has its first set after {} ms; serving what is known",
+            zones.get(i).namespace(), firstSetTimeout.toMillis());
+      }
+    }
+    long every = config.servicesRefresh().toMillis();
+    for (ServiceDirectory d : directories) {
+      directoryThread.scheduleWithFixedDelay(d::refresh, every, every, TimeUnit.MILLISECONDS);
+    }
+    for (int i = 0; i < config.udpThreads(); i++) {
+      Thread t = daemon("muster-dns-udp-" + i).newThread(this::udpLoop);
+      udpThreads.add(t);
+      t.start();
+    }
+    acceptor.start();
+    log.info("serving zones {} on {} (udp, tcp)", zones.stream().map(z -> z.origin().toString()).toList(),
+        hostPort(address()));
+  }
+
+  /** The bound address: {@link DnsConfig#listen()} with the port picked when it asked for 0. */
+  public InetSocketAddress address() {
+    return new InetSocketAddress(config.listen().getAddress(), tcp.getLocalPort());
+  }
+
+  public DnsConfig config() {
+    return config;
+  }
+
+  /** The zones served, {@code <namespace>.<domain>}, in the order of {@link DnsConfig#namespaces()}. */
+  public List<String> zones() {
+    return zones.stream().map(z -> z.origin().toString()).toList();
+  }
+
+  /** The services each zone serves now, by namespace. */
+  public java.util.Map<String, List<String>> services() {
+    java.util.Map<String, List<String>> out = new java.util.LinkedHashMap<>();
+    zones.forEach(z -> out.put(z.namespace(), z.serviceNames()));
+    return out;
+  }
+
+  public Stats stats() {
+    DnsCounters c = counters;
+    return new Stats(c.queries.sum(), c.answered.sum(), c.nodata.sum(), c.nxdomain.sum(), c.refused.sum(),
+        c.formerr.sum(), c.notimp.sum(), c.truncated.sum(), c.dropped.sum(), c.rateLimited.sum(), c.slipped.sum(),
+        c.tcpConnections.sum(), c.tcpRefused.sum(), c.errors.sum());
+  }
+
+  /** The reply to one query as the serving threads build it (for tests and the bench): null means dropped. */
+  public byte[] answer(byte[] query, boolean udp) {
+    return responder.respond(query, query.length, udp);
+  }
+
+  private void udpLoop() {
+    ByteBuffer in = ByteBuffer.allocate(MAX_TCP_MESSAGE);
+    while (!closed) {
+      try {
+        in.clear();
+        InetSocketAddress from = (InetSocketAddress) udp.receive(in);
+        if (from == null) {
+          continue;
+        }
+        byte[] reply;
+        switch (limiter.admit(from.getAddress())) {
+          case ANSWER -> reply = responder.respond(in.array(), in.position(), true);
+          case SLIP -> {
+            counters.slipped.increment();
+            reply = responder.truncatedReply(in.array(), in.position());
+          }
+          default -> {
+            counters.rateLimited.increment();
+            reply = null;
+          }
+        }
+        if (reply != null) {
+          udp.send(ByteBuffer.wrap(reply), from);
+        }
+      } catch (ClosedChannelException e) {
+        return; // close()
+      } catch (IOException e) {
+        if (!closed) {
+          log.debug("udp: {}", e.toString()); // e.g. a send to a client that went away
+        }
+      } catch (RuntimeException e) {
+        counters.errors.increment();
+        log.warn("udp: a query failed", e);
+      }
+    }
+  }
+
+  private void acceptLoop() {
+    while (!closed) {
+      Socket s;
+      try {
+        s = tcp.accept();
+      } catch (IOException e) {
+        if (!closed) {
+          log.warn("tcp accept failed: {}", e.toString());
+        }
+        continue;
+      }
+      try {
+        connections.execute(() -> serve(s));
+        counters.tcpConnections.increment();
+      } catch (RejectedExecutionException e) {
+        counters.tcpRefused.increment(); // more than maxTcpConnections at once: the newest is closed
+        closeQuietly(s);
+      }
+    }
+  }
+
+  /** One TCP connection (RFC 7766): queries with a two-byte length each, until EOF, idle timeout or a bad one. */
+  private void serve(Socket s) {
+    open.add(s);
+    try (s) {
+      s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, config.tcpIdleTimeout().toMillis()));
+      s.setTcpNoDelay(true);
+      DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(s.getInputStream()));
+      DataOutputStream out = new DataOutputStream(new java.io.BufferedOutputStream(s.getOutputStream()));
+      while (!closed) {
+        int length;
+        try {
+          length = in.readUnsignedShort();
+        } catch (EOFException | SocketTimeoutException e) {
+          return;
+        }
+        byte[] query = new byte[length];
+        in.readFully(query);
+        byte[] reply = responder.respond(query, length, false);
+        if (reply == null) {
+          return; // not a query we answer: end the connection rather than guess where the next one starts
+        }
+        out.writeShort(reply.length);
+        out.write(reply);
+        out.flush();
+      }
+    } catch (IOException e) {
+      log.debug("tcp connection: {}", e.toString()); // reset, or a client that sent half a message and left
+    } finally {
+      open.remove(s);
+    }
+  }
+
+  /** Stops serving, then closes the caches. Idempotent. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    closeQuietly(udp);
+    closeQuietly(tcp);
+    directoryThread.shutdownNow();
+    connections.shutdownNow();
+    open.forEach(DnsGateway::closeQuietly); // a blocked read ends when its socket closes, not on interrupt
+    try {
+      for (Thread t : udpThreads) {
+        t.join(5000);
+      }
+      acceptor.join(5000);
+      directoryThread.awaitTermination(10, TimeUnit.SECONDS);
+      connections.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    directories.forEach(ServiceDirectory::close);
+  }
+
+  private static String hostPort(InetSocketAddress a) {
+    String host = a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress();
+    return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
+  }
+
+  private static void closeQuietly(AutoCloseable c) {
+    if (c != null) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        log.debug("closing {}: {}", c, e.toString());
+      }
+    }
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, name.endsWith("-tcp") ? name + "-" + n.incrementAndGet() : name);
+      t.setDaemon(true);
+      return t;
+    };
+  }
+}
