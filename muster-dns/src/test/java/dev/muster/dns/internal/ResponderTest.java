@@ -1,0 +1,265 @@
+package dev.muster.dns.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.muster.cache.EndpointSet;
+import dev.muster.registry.Instance;
+import dev.muster.registry.InstanceState;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.xbill.DNS.DClass;
+import org.xbill.DNS.Flags;
+import org.xbill.DNS.Message;
+import org.xbill.DNS.Name;
+import org.xbill.DNS.OPTRecord;
+import org.xbill.DNS.Opcode;
+import org.xbill.DNS.Rcode;
+import org.xbill.DNS.Record;
+import org.xbill.DNS.SRVRecord;
+import org.xbill.DNS.Section;
+import org.xbill.DNS.TXTRecord;
+import org.xbill.DNS.Type;
+
+/** The answers themselves, from hand-built zones: every record kind, every negative answer, every refusal. */
+class ResponderTest {
+  private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-12-02T00:00:00Z"), ZoneOffset.UTC);
+  private final DnsCounters counters = new DnsCounters();
+  private final NamespaceZone zone = new NamespaceZone("default", Name.fromConstantString("muster."), 5, 0, CLOCK);
+  private final Responder responder = new Responder(List.of(zone), 1232, CLOCK, counters);
+
+  private void serve(String service, List<Instance> instances, Instant staleSince, String localZone) {
+    zone.put(new NamespaceZone.Feed(service), ServiceRecords.build(service, zone.origin(),
+        EndpointSet.of(42, instances), staleSince, staleSince == null ? 5 : 0, localZone));
+  }
+
+  private static Instance orders(String id, String address, int port) {
+    return Instance.of("orders", address, port).id(id);
+  }
+
+  private Message ask(String name, int type) throws IOException {
+    return ask(Message.newQuery(Record.newRecord(Name.fromString(name), type, DClass.IN)), true);
+  }
+
+  private Message ask(Message query, boolean udp) throws IOException {
+    byte[] reply = responder.respond(query.toWire(), query.toWire().length, udp);
+    assertThat(reply).as("a reply").isNotNull();
+    return new Message(reply);
+  }
+
+  private static List<String> data(Message m, int section) {
+    return m.getSection(section).stream().filter(r -> r.getType() != Type.OPT).map(Record::rdataToString).toList();
+  }
+
+  @Test
+  void browseServicePtrSrvTxtAndAddressesComeFromTheRoutableInstancesOnly() throws IOException {
+    serve("orders", List.of(
+        orders("a", "10.0.0.1", 8080).zone("z1").weight(50).tag("canary").meta("team", "pay"),
+        orders("b", "10.0.0.2", 8081).version("v2"),
+        orders("c", "fd00::3", 8082),
+        orders("s", "10.0.0.9", 8080).state(InstanceState.STARTING),
+        orders("d", "10.0.0.8", 8080).state(InstanceState.DRAINING),
+        orders("h", "orders-h.internal", 9000)), null, null);
+    serve("users", List.of(Instance.of("users", "10.0.1.1", 80).id("u")), null, null);
+
+    assertThat(data(ask("_services._dns-sd._udp.default.muster.", Type.PTR), Section.ANSWER))
+        .containsExactly("_orders._tcp.default.muster.", "_users._tcp.default.muster.");
+
+    Message ptr = ask("_orders._tcp.default.muster.", Type.PTR);
+    assertThat(ptr.getHeader().getFlag(Flags.AA)).isTrue();
+    assertThat(data(ptr, Section.ANSWER)).containsExactlyInAnyOrder("a._orders._tcp.default.muster.",
+        "b._orders._tcp.default.muster.", "c._orders._tcp.default.muster.", "h._orders._tcp.default.muster.");
+    assertThat(ptr.getSection(Section.ADDITIONAL)).extracting(Record::getType)
+        .contains(Type.SRV, Type.TXT, Type.A, Type.AAAA);
+
+    Message srv = ask("A._ORDERS._tcp.default.muster.", Type.SRV); // DNS names compare without case
+    SRVRecord s = (SRVRecord) srv.getSection(Section.ANSWER).get(0);
+    assertThat(s.getWeight()).isEqualTo(50);
+    assertThat(s.getPort()).isEqualTo(8080);
+    assertThat(s.getTarget()).hasToString("a.v1.orders.default.muster.");
+    assertThat(srv.getSection(Section.ADDITIONAL)).extracting(Record::getType).contains(Type.TXT, Type.A);
+
+    TXTRecord txt = (TXTRecord) ask("a._orders._tcp.default.muster.", Type.TXT).getSection(Section.ANSWER).get(0);
+    assertThat(txt.getStrings()).containsExactly("version=v1", "zone=z1", "weight=50", "canary", "team=pay");
+
+    assertThat(data(ask("a.v1.orders.default.muster.", Type.A), Section.ANSWER)).containsExactly("10.0.0.1");
+    assertThat(data(ask("c.v1.orders.default.muster.", Type.AAAA), Section.ANSWER)).containsExactly("fd00:0:0:0:0:0:0:3");
+    assertThat(data(ask("orders.default.muster.", Type.A), Section.ANSWER))
+        .containsExactlyInAnyOrder("10.0.0.1", "10.0.0.2");
+    assertThat(data(ask("v2.orders.default.muster.", Type.A), Section.ANSWER)).containsExactly("10.0.0.2");
+    // a host-name address: the SRV target is the name itself, and we hold no A for it
+    assertThat(((SRVRecord) ask("h._orders._tcp.default.muster.", Type.SRV).getSection(Section.ANSWER).get(0))
+        .getTarget()).hasToString("orders-h.internal.");
+    // STARTING and DRAINING instances are nowhere
+    assertThat(ask("s._orders._tcp.default.muster.", Type.SRV).getRcode()).isEqualTo(Rcode.NXDOMAIN);
+    assertThat(ask("d.v1.orders.default.muster.", Type.A).getRcode()).isEqualTo(Rcode.NXDOMAIN);
+  }
+
+  @Test
+  void negativeAnswersCarryTheSoaAndNamesOutsideTheZonesAreRefused() throws IOException {
+    serve("orders", List.of(orders("a", "10.0.0.1", 8080)), null, null);
+    Message nx = ask("nope.default.muster.", Type.A);
+    assertThat(nx.getRcode()).isEqualTo(Rcode.NXDOMAIN);
+    assertThat(nx.getSection(Section.AUTHORITY)).extracting(Record::getType).containsExactly(Type.SOA);
+    assertThat(nx.getSection(Section.AUTHORITY).get(0).getTTL()).isEqualTo(5);
+
+    Message nodata = ask("a._orders._tcp.default.muster.", Type.A); // the name exists, without an A
+    assertThat(nodata.getRcode()).isEqualTo(Rcode.NOERROR);
+    assertThat(nodata.getSection(Section.ANSWER)).isEmpty();
+    assertThat(nodata.getSection(Section.AUTHORITY)).extracting(Record::getType).containsExactly(Type.SOA);
+    assertThat(ask("_tcp.default.muster.", Type.PTR).getRcode()).isEqualTo(Rcode.NOERROR); // empty non-terminal
+
+    Message apex = ask("default.muster.", Type.SOA);
+    assertThat(apex.getSection(Section.ANSWER)).extracting(Record::getType).containsExactly(Type.SOA);
+    assertThat(ask("default.muster.", Type.NS).getSection(Section.ANSWER)).hasSize(1);
+
+    Message outside = ask("example.com.", Type.A);
+    assertThat(outside.getRcode()).isEqualTo(Rcode.REFUSED);
+    assertThat(outside.getHeader().getFlag(Flags.AA)).isFalse();
+    Message chaos = ask(Message.newQuery(Record.newRecord(Name.fromString("default.muster."), Type.TXT,
+        DClass.CH)), true);
+    assertThat(chaos.getRcode()).isEqualTo(Rcode.REFUSED);
+    assertThat(ask("default.muster.", Type.AXFR).getRcode()).isEqualTo(Rcode.REFUSED);
+  }
+
+  @Test
+  void aStaleCacheIsServedWithTheStaleTtlAndTheStatusRecordSaysSo() throws IOException {
+    serve("orders", List.of(orders("a", "10.0.0.1", 8080)), CLOCK.instant().minusSeconds(3), null);
+    serve("users", List.of(Instance.of("users", "10.0.1.1", 80).id("u")), null, null);
+    assertThat(ask("a._orders._tcp.default.muster.", Type.SRV).getSection(Section.ANSWER).get(0).getTTL()).isZero();
+    assertThat(ask("u._users._tcp.default.muster.", Type.SRV).getSection(Section.ANSWER).get(0).getTTL())
+        .isEqualTo(5);
+    TXTRecord status = (TXTRecord) ask("_muster-status.default.muster.", Type.TXT).getSection(Section.ANSWER).get(0);
+    assertThat(status.getTTL()).isZero();
+    assertThat(status.getStrings()).contains("revision=42", "stale=true", "stale_for_ms=3000", "services=2",
+        "service=orders revision=42 stale=true instances=1", "service=users revision=42 stale=false instances=1");
+  }
+
+  @Test
+  void zonePreferenceSetsSrvPriorityAndLongTxtStringsAreLeftOut() throws IOException {
+    serve("orders", List.of(orders("a", "10.0.0.1", 8080).zone("z1").meta("big", "x".repeat(300)),
+        orders("b", "10.0.0.2", 8080).zone("z2")), null, "z1");
+    assertThat(((SRVRecord) ask("a._orders._tcp.default.muster.", Type.SRV).getSection(Section.ANSWER).get(0))
+        .getPriority()).isZero();
+    assertThat(((SRVRecord) ask("b._orders._tcp.default.muster.", Type.SRV).getSection(Section.ANSWER).get(0))
+        .getPriority()).isEqualTo(ServiceRecords.OTHER_ZONE_PRIORITY);
+    TXTRecord txt = (TXTRecord) ask("a._orders._tcp.default.muster.", Type.TXT).getSection(Section.ANSWER).get(0);
+    assertThat(txt.getStrings()).containsExactly("version=v1", "zone=z1", "weight=100");
+  }
+
+  @Test
+  void anIdSharedByTwoVersionsGetsTheVersionInItsLabel() throws IOException {
+    serve("orders", List.of(orders("a", "10.0.0.1", 8080), orders("a", "10.0.0.2", 8080).version("v2")), null,
+        null);
+    assertThat(data(ask("_orders._tcp.default.muster.", Type.PTR), Section.ANSWER))
+        .containsExactlyInAnyOrder("a-v1._orders._tcp.default.muster.", "a-v2._orders._tcp.default.muster.");
+  }
+
+  @Test
+  void anAnswerTooBigForUdpIsTruncatedAndWholeOverTcp() throws IOException {
+    List<Instance> many = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      many.add(orders("i" + i, "10.0." + (i / 250) + "." + (i % 250 + 1), 8080));
+    }
+    serve("orders", many, null, null);
+    serve("small", many.subList(0, 40).stream().map(i -> Instance.of("small", i.address(), 80).id(i.id())).toList(),
+        null, null);
+    Message query = Message.newQuery(Record.newRecord(Name.fromString("_orders._tcp.default.muster."), Type.PTR,
+        DClass.IN));
+    Message udp = ask(query, true);
+    assertThat(udp.getHeader().getFlag(Flags.TC)).isTrue();
+    assertThat(udp.getSection(Section.ANSWER)).isEmpty(); // whole RRsets only: the 200 PTRs go, the client asks TCP
+    query.addRecord(new OPTRecord(4096, 0, 0), Section.ADDITIONAL);
+    Message tcp = ask(query, false);
+    assertThat(tcp.getHeader().getFlag(Flags.TC)).isFalse();
+    assertThat(tcp.getSection(Section.ANSWER)).hasSize(200);
+    assertThat(tcp.getSection(Section.ADDITIONAL)).hasSize(601); // SRV, TXT and A of each, and the OPT
+
+    // 40 PTRs: more than 512 bytes, less than 1232
+    Message small = Message.newQuery(Record.newRecord(Name.fromString("_small._tcp.default.muster."), Type.PTR,
+        DClass.IN));
+    byte[] plain = responder.respond(small.toWire(), small.toWire().length, true);
+    assertThat(plain.length).isLessThanOrEqualTo(512);
+    assertThat(new Message(plain).getHeader().getFlag(Flags.TC)).isTrue();
+    small.addRecord(new OPTRecord(4096, 0, 0), Section.ADDITIONAL); // 4096 asked: capped at 1232
+    byte[] edns = responder.respond(small.toWire(), small.toWire().length, true);
+    Message fits = new Message(edns);
+    assertThat(edns.length).isLessThanOrEqualTo(1232).isGreaterThan(512);
+    assertThat(fits.getHeader().getFlag(Flags.TC)).as("dropping Additional records is no truncation").isFalse();
+    assertThat(fits.getSection(Section.ANSWER)).hasSize(40);
+    assertThat(fits.getSection(Section.ADDITIONAL).size()).isLessThan(121);
+    assertThat(counters.truncated.sum()).isEqualTo(2);
+  }
+
+  @Test
+  void badPacketsGetFormerrNotimpOrNothingAndNeverAnError() throws IOException {
+    serve("orders", List.of(orders("a", "10.0.0.1", 8080)), null, null);
+    byte[] good = Message.newQuery(Record.newRecord(Name.fromString("a._orders._tcp.default.muster."), Type.SRV,
+        DClass.IN)).toWire();
+    assertThat(responder.respond(good, 11, true)).as("shorter than a header").isNull();
+    byte[] response = good.clone();
+    response[2] |= (byte) 0x80; // QR: a response, never answered
+    assertThat(responder.respond(response, response.length, true)).isNull();
+    assertThat(new Message(responder.respond(good, good.length - 3, true)).getRcode()).isEqualTo(Rcode.FORMERR);
+    byte[] twoQuestions = good.clone();
+    twoQuestions[5] = 2;
+    assertThat(new Message(responder.respond(twoQuestions, twoQuestions.length, true)).getRcode())
+        .isEqualTo(Rcode.FORMERR);
+    Message update = Message.newQuery(Record.newRecord(Name.fromString("default.muster."), Type.SOA, DClass.IN));
+    update.getHeader().setOpcode(Opcode.UPDATE);
+    assertThat(ask(update, true).getRcode()).isEqualTo(Rcode.NOTIMP);
+    Message badvers = Message.newQuery(Record.newRecord(Name.fromString("default.muster."), Type.SOA, DClass.IN));
+    badvers.addRecord(new OPTRecord(1232, 0, 1), Section.ADDITIONAL);
+    assertThat(ask(badvers, true).getRcode()).isEqualTo(Rcode.BADVERS);
+    // a compression pointer to itself, where the question's name starts
+    byte[] loop = java.util.Arrays.copyOf(good, 18);
+    loop[12] = (byte) 0xC0;
+    loop[13] = 12;
+    assertThat(new Message(responder.respond(loop, loop.length, true)).getRcode()).isEqualTo(Rcode.FORMERR);
+    fuzz(good, new Random(17), 20_000);
+    assertThat(counters.errors.sum()).as("exceptions inside the responder").isZero();
+    assertThat(ask("a._orders._tcp.default.muster.", Type.SRV).getSection(Section.ANSWER)).hasSize(1);
+  }
+
+  /** Random packets, and the good one with random bytes flipped, cut or grown; none may throw or count an error. */
+  private void fuzz(byte[] good, Random random, int n) {
+    for (int i = 0; i < n; i++) {
+      byte[] p;
+      switch (i % 3) {
+        case 0 -> {
+          p = new byte[random.nextInt(600)];
+          random.nextBytes(p);
+        }
+        case 1 -> {
+          p = good.clone();
+          for (int k = 0; k < 1 + random.nextInt(4); k++) {
+            p[random.nextInt(p.length)] = (byte) random.nextInt(256);
+          }
+        }
+        default -> {
+          p = java.util.Arrays.copyOf(good, 12 + random.nextInt(good.length * 2));
+          p[4 + random.nextInt(8)] = (byte) random.nextInt(256); // the four counts
+        }
+      }
+      responder.respond(p, p.length, random.nextBoolean());
+    }
+  }
+
+  @Test
+  void aRemovedServiceIsGoneAndItsLateUpdatesAreIgnored() throws IOException {
+    NamespaceZone.Feed feed = new NamespaceZone.Feed("orders");
+    zone.put(feed, ServiceRecords.build("orders", zone.origin(), EndpointSet.of(1,
+        List.of(orders("a", "10.0.0.1", 8080))), null, 5, null));
+    assertThat(ask("orders.default.muster.", Type.A).getRcode()).isEqualTo(Rcode.NOERROR);
+    zone.remove(feed);
+    zone.put(feed, ServiceRecords.build("orders", zone.origin(), EndpointSet.of(2,
+        List.of(orders("a", "10.0.0.1", 8080))), null, 5, null));
+    assertThat(ask("orders.default.muster.", Type.A).getRcode()).isEqualTo(Rcode.NXDOMAIN);
+    assertThat(zone.serviceNames()).isEmpty();
+  }
+}
