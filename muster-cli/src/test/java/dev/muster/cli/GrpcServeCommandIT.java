@@ -38,7 +38,7 @@ class GrpcServeCommandIT {
     String service = "it-" + UUID.randomUUID().toString().substring(0, 8);
     try (ChildProcess p = MusterJar.start("grpc-serve", "--endpoints", etcd.endpointsString(), "--service", service,
         "--id", "g1", "--ttl", "3s", "--drain", "1s")) {
-      JsonNode serving = awaitEvent(p, "serving");
+      JsonNode serving = MusterJar.awaitEvent(p, "serving");
       assertThat(p.json().eventNames()).as("%s", p).containsExactly("registered", "serving");
       int port = serving.get("port").asInt();
       assertThat(port).isPositive();
@@ -72,7 +72,7 @@ class GrpcServeCommandIT {
       assertThat(p.exitCode(EXIT)).as("%s", p).isEqualTo(0);
       assertThat(p.json().eventNames()).as("%s", p).containsExactly("registered", "serving", "draining", "revoked");
       assertThat(p.json().otherLines()).as("stdout is JSON lines only").isEmpty();
-      JsonNode draining = awaitEvent(p, "draining");
+      JsonNode draining = MusterJar.awaitEvent(p, "draining");
       assertThat(draining.get("revision").asLong()).isPositive();
       try (ChildProcess ls = MusterJar.run(EXIT, "ls", service, "--endpoints", etcd.endpointsString())) {
         assertThat(ls.stdout().get(0)).as("%s", ls).matches("revision \\d+, 0 instance\\(s\\)");
@@ -85,9 +85,4 @@ class GrpcServeCommandIT {
         .check(HealthCheckRequest.newBuilder().setService(name).build()).getStatus();
   }
 
-  private static JsonNode awaitEvent(ChildProcess p, String event) {
-    await(event).atMost(Duration.ofSeconds(30)).until(() -> p.json().eventNames().contains(event) || !p.isAlive());
-    return p.json().lines().stream().filter(n -> n.path("event").asText().equals(event)).findFirst()
-        .orElseThrow(() -> new AssertionError("no " + event + " event: " + p));
-  }
 }

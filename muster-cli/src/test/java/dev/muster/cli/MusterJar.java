@@ -2,6 +2,7 @@ package dev.muster.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.muster.testing.ChildProcess;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,5 +52,13 @@ final class MusterJar {
         assertThat(ls.stdout().get(0)).matches("revision \\d+, 1 instance\\(s\\)");
       }
     }
+  }
+
+  /** Waits up to 30 s for {@code p}'s first JSON line with {@code "event":EVENT} and returns it. */
+  static JsonNode awaitEvent(ChildProcess p, String event) {
+    org.awaitility.Awaitility.await(event).atMost(Duration.ofSeconds(30))
+        .until(() -> p.json().eventNames().contains(event) || !p.isAlive());
+    return p.json().lines().stream().filter(n -> n.path("event").asText().equals(event)).findFirst()
+        .orElseThrow(() -> new AssertionError("no " + event + " event: " + p));
   }
 }

@@ -49,7 +49,7 @@ class RegisterCommandIT {
   void registerPrintsRegisteredFirstAndLsShowsTheInstanceItWrote() throws Exception {
     String service = newService();
     try (ChildProcess p = register(service, "a-1", "--address", "127.0.0.1:9001", "--zone", "z1")) {
-      JsonNode registered = awaitEvent(p, "registered");
+      JsonNode registered = MusterJar.awaitEvent(p, "registered");
       assertThat(p.json().eventNames().get(0)).isEqualTo("registered");
       KeyValue kv = get(key(service, "a-1")).getKvs().get(0);
       assertThat(kv.getLease()).isNotZero().isEqualTo(registered.get("lease").asLong());
@@ -78,7 +78,7 @@ class RegisterCommandIT {
     String service = newService();
     String key = key(service, "b-1");
     try (ChildProcess p = register(service, "b-1", "--ttl", "2s", "--keepalive", "500ms")) {
-      awaitEvent(p, "registered");
+      MusterJar.awaitEvent(p, "registered");
       long firstLease = get(key).getKvs().get(0).getLease();
 
       p.signal("STOP");
@@ -94,10 +94,10 @@ class RegisterCommandIT {
         long millis = (back.nanos() - resumed) / 1_000_000;
         assertThat(back.lease()).isNotEqualTo(firstLease);
         assertThat(millis).isLessThan(10_000);
-        awaitEvent(p, "reregistered");
+        MusterJar.awaitEvent(p, "reregistered");
         System.out.printf("[register IT] SIGCONT -> lease_lost: %d ms; lease_lost -> reregistered: %d ms;"
             + " SIGCONT -> key back in etcd (watch): %d ms%n",
-            Duration.between(resumedAt, ts(awaitEvent(p, "lease_lost"))).toMillis(),
+            Duration.between(resumedAt, ts(MusterJar.awaitEvent(p, "lease_lost"))).toMillis(),
             between(p, "lease_lost", "reregistered"), millis);
       }
       assertThat(p.json().eventNames()).as("%s", p).containsSubsequence("registered", "lease_lost", "reregistered");
@@ -110,7 +110,7 @@ class RegisterCommandIT {
     String service = newService();
     String key = key(service, "c-1");
     try (ChildProcess p = register(service, "c-1", "--drain", "1s")) {
-      awaitEvent(p, "registered");
+      MusterJar.awaitEvent(p, "registered");
       long revision = get(key).getKvs().get(0).getModRevision();
       try (KeyWatch watch = new KeyWatch(client, key, revision + 1)) {
         p.terminate(); // SIGTERM
@@ -134,7 +134,7 @@ class RegisterCommandIT {
     String service = newService();
     String key = key(service, "c-2");
     try (ChildProcess p = register(service, "c-2", "--drain", "0s")) {
-      awaitEvent(p, "registered");
+      MusterJar.awaitEvent(p, "registered");
       long revision = get(key).getKvs().get(0).getModRevision();
       try (KeyWatch watch = new KeyWatch(client, key, revision + 1)) {
         long signalled = System.nanoTime();
@@ -154,7 +154,7 @@ class RegisterCommandIT {
     String service = newService();
     String key = key(service, "d-1");
     try (ChildProcess first = register(service, "d-1")) {
-      awaitEvent(first, "registered");
+      MusterJar.awaitEvent(first, "registered");
       KeyValue before = get(key).getKvs().get(0);
       try (ChildProcess second = register(service, "d-1")) {
         assertThat(second.exitCode(EXIT)).as("%s", second).isEqualTo(3);
@@ -198,7 +198,7 @@ class RegisterCommandIT {
     ready.start();
     try (ChildProcess p = register(service, "r-1", "--ready-url",
         "http://127.0.0.1:" + ready.getAddress().getPort() + "/ready")) {
-      awaitEvent(p, "registered");
+      MusterJar.awaitEvent(p, "registered");
       assertThat(state(service, "r-1")).isEqualTo("STARTING");
       Thread.sleep(1000); // five polls answered 503: still STARTING
       assertThat(state(service, "r-1")).isEqualTo("STARTING");
@@ -206,7 +206,7 @@ class RegisterCommandIT {
 
       Instant warmedAt = Instant.now();
       warm.set(true);
-      JsonNode readyLine = awaitEvent(p, "ready");
+      JsonNode readyLine = MusterJar.awaitEvent(p, "ready");
       // The put follows the first 200, which only comes after warm was set (after_ms counts from the poller's
       // own start, a little before this test's sleep began, so it is not compared with the sleep).
       assertThat(ts(readyLine)).isAfter(warmedAt);
@@ -221,14 +221,14 @@ class RegisterCommandIT {
   void startNotReadyTurnsUpOnSigusr1AndBackToStartingOnSigusr2OnTheSameLease() throws Exception {
     String service = newService();
     try (ChildProcess p = register(service, "s-1", "--start-not-ready")) {
-      awaitEvent(p, "registered");
+      MusterJar.awaitEvent(p, "registered");
       assertThat(state(service, "s-1")).isEqualTo("STARTING");
       long lease = get(key(service, "s-1")).getKvs().get(0).getLease();
       p.signal("USR1");
-      assertThat(awaitEvent(p, "ready").path("by").asText()).isEqualTo("SIGUSR1");
+      assertThat(MusterJar.awaitEvent(p, "ready").path("by").asText()).isEqualTo("SIGUSR1");
       assertThat(state(service, "s-1")).isEqualTo("UP");
       p.signal("USR2");
-      assertThat(awaitEvent(p, "not_ready").path("by").asText()).isEqualTo("SIGUSR2");
+      assertThat(MusterJar.awaitEvent(p, "not_ready").path("by").asText()).isEqualTo("SIGUSR2");
       assertThat(state(service, "s-1")).isEqualTo("STARTING");
       assertThat(get(key(service, "s-1")).getKvs().get(0).getLease()).as("the same lease").isEqualTo(lease);
     }
@@ -261,15 +261,10 @@ class RegisterCommandIT {
     return MusterJar.start(args.toArray(String[]::new));
   }
 
-  private static JsonNode awaitEvent(ChildProcess p, String event) {
-    await(event).atMost(Duration.ofSeconds(30)).until(() -> p.json().eventNames().contains(event) || !p.isAlive());
-    return p.json().lines().stream().filter(n -> n.path("event").asText().equals(event)).findFirst()
-        .orElseThrow(() -> new AssertionError("no " + event + " event: " + p));
-  }
 
   /** Milliseconds between the first {@code from} and the first {@code to} event, by their {@code ts}. */
   private static long between(ChildProcess p, String from, String to) {
-    return Duration.between(ts(awaitEvent(p, from)), ts(awaitEvent(p, to))).toMillis();
+    return Duration.between(ts(MusterJar.awaitEvent(p, from)), ts(MusterJar.awaitEvent(p, to))).toMillis();
   }
 
   private static Instant ts(JsonNode event) {
