@@ -262,4 +262,37 @@ class ResponderTest {
     assertThat(ask("orders.default.muster.", Type.A).getRcode()).isEqualTo(Rcode.NXDOMAIN);
     assertThat(zone.serviceNames()).isEmpty();
   }
+
+  @Test
+  void whatOneQueryAllocatesDoesNotGrowWithTheInstancesOfItsService() throws IOException {
+    List<Instance> many = new ArrayList<>();
+    for (int i = 0; i < 10_000; i++) {
+      many.add(Instance.of("big", "10." + (i / 62_500) + "." + (i / 250 % 250) + "." + (i % 250 + 1), 8080)
+          .id("b" + i));
+    }
+    serve("big", many, null, null);
+    serve("tiny", many.subList(0, 10).stream().map(i -> Instance.of("tiny", i.address(), 80).id(i.id())).toList(),
+        null, null);
+    long big = allocatedPerQuery("b7._big._tcp.default.muster.");
+    long tiny = allocatedPerQuery("b7._tiny._tcp.default.muster.");
+    System.out.printf("dns: one SRV query allocates %d B at 10 instances, %d B at 10,000%n", tiny, big);
+    assertThat(big).as("bytes per SRV query at 10,000 instances vs %d at 10", tiny).isLessThan(tiny * 3 / 2 + 256);
+  }
+
+  private long allocatedPerQuery(String name) throws IOException {
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    Message query = Message.newQuery(Record.newRecord(Name.fromString(name), Type.SRV, DClass.IN));
+    query.addRecord(new OPTRecord(1232, 0, 0), Section.ADDITIONAL);
+    byte[] wire = query.toWire();
+    for (int i = 0; i < 20_000; i++) { // warm up: the JIT's escape analysis changes what is allocated
+      responder.respond(wire, wire.length, true);
+    }
+    int n = 20_000;
+    long before = threads.getCurrentThreadAllocatedBytes();
+    for (int i = 0; i < n; i++) {
+      responder.respond(wire, wire.length, true);
+    }
+    return (threads.getCurrentThreadAllocatedBytes() - before) / n;
+  }
 }
