@@ -186,7 +186,7 @@ class DnsGatewayIT {
       Random random = new Random(2026);
       try (DatagramSocket udp = new DatagramSocket()) {
         for (int i = 0; i < 3000; i++) {
-          byte[] p = mutate(good, random, i);
+          byte[] p = BadPackets.mutate(good, random, i);
           udp.send(new DatagramPacket(p, p.length, at));
         }
         byte[] big = new byte[20_000]; // oversized: FORMERR (or dropped), never a crash
@@ -197,7 +197,7 @@ class DnsGatewayIT {
         try (Socket s = new Socket(at.getAddress(), at.getPort())) {
           s.setSoTimeout(2000);
           DataOutputStream out = new DataOutputStream(s.getOutputStream());
-          byte[] p = mutate(good, random, i);
+          byte[] p = BadPackets.mutate(good, random, i);
           out.writeShort(i % 2 == 0 ? p.length : p.length + 100);
           out.write(p);
           out.flush();
@@ -271,31 +271,6 @@ class DnsGatewayIT {
           Dig.query(at, "_muster-status.default.muster.", "TXT").data("TXT").get(0).contains("\"stale=false\""));
       assertThat(Dig.query(at, "o1._orders._tcp.default.muster.", "SRV").answer().get(0).ttl()).isEqualTo(30);
     }
-  }
-
-  private static byte[] mutate(byte[] good, Random random, int i) {
-    byte[] p;
-    switch (i % 4) {
-      case 0 -> {
-        p = new byte[random.nextInt(700)];
-        random.nextBytes(p);
-      }
-      case 1 -> {
-        p = good.clone();
-        for (int k = 0; k < 1 + random.nextInt(5); k++) {
-          p[random.nextInt(p.length)] = (byte) random.nextInt(256);
-        }
-      }
-      case 2 -> {
-        p = java.util.Arrays.copyOf(good, random.nextInt(good.length));
-      }
-      default -> {
-        p = good.clone(); // the question's name a compression pointer to itself
-        p[12] = (byte) 0xC0;
-        p[13] = 12;
-      }
-    }
-    return p;
   }
 
   private static void drain(Socket s) throws java.io.IOException {

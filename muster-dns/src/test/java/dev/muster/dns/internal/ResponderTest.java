@@ -3,6 +3,7 @@ package dev.muster.dns.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.muster.cache.EndpointSet;
+import dev.muster.dns.BadPackets;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceState;
 import java.io.IOException;
@@ -226,26 +227,10 @@ class ResponderTest {
     assertThat(ask("a._orders._tcp.default.muster.", Type.SRV).getSection(Section.ANSWER)).hasSize(1);
   }
 
-  /** Random packets, and the good one with random bytes flipped, cut or grown; none may throw or count an error. */
+  /** Bad packets of every kind ({@link BadPackets}); none may throw or count an error. */
   private void fuzz(byte[] good, Random random, int n) {
     for (int i = 0; i < n; i++) {
-      byte[] p;
-      switch (i % 3) {
-        case 0 -> {
-          p = new byte[random.nextInt(600)];
-          random.nextBytes(p);
-        }
-        case 1 -> {
-          p = good.clone();
-          for (int k = 0; k < 1 + random.nextInt(4); k++) {
-            p[random.nextInt(p.length)] = (byte) random.nextInt(256);
-          }
-        }
-        default -> {
-          p = java.util.Arrays.copyOf(good, 12 + random.nextInt(good.length * 2));
-          p[4 + random.nextInt(8)] = (byte) random.nextInt(256); // the four counts
-        }
-      }
+      byte[] p = BadPackets.mutate(good, random, i);
       responder.respond(p, p.length, random.nextBoolean());
     }
   }
