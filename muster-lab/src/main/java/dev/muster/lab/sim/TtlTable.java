@@ -33,7 +33,7 @@ public final class TtlTable {
     appendRemovals(sb, report, TtlReport.SEED_MODEL);
 
     sb.append(f("%nMuster's model: keepalive %s; etcd removes at the last renewal + TTL, at its next %s expiry scan;"
-        + " %s leader changes per day (each extends every lease by TTL + %s); a pause longer than what is left of"
+        + " %s leader changes per day (each resets every lease to TTL + %s from then); a pause longer than what is left of"
         + " the lease (TTL − phase) is a false removal; the same pauses as above%n",
         c.keepalive().map(Sims::format).orElse("TTL/3"), Sims.format(MusterModel.EXPIRY_SCAN),
         number(c.leaderChangesPerDay()), Sims.format(MusterModel.ELECTION_TIMEOUT)));
