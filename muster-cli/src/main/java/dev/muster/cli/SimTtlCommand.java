@@ -46,8 +46,8 @@ final class SimTtlCommand implements Callable<Integer> {
       description = "Muster's model: the keepalive interval for every TTL (default TTL/3, as muster register).")
   Duration keepalive;
 
-  @Option(names = "--ttl", paramLabel = "D[,D...]", split = ",", defaultValue = "15s,30s,60s",
-      converter = DurationConverter.class, description = "Lease TTLs (default ${DEFAULT-VALUE}).")
+  @Option(names = "--ttl", paramLabel = "D", split = ",", defaultValue = "15s,30s,60s",
+      converter = DurationConverter.class, description = "Lease TTLs, comma-separated (default ${DEFAULT-VALUE}).")
   List<Duration> ttls;
 
   @Option(names = "--instances", paramLabel = "N", defaultValue = "1000",
@@ -62,13 +62,14 @@ final class SimTtlCommand implements Callable<Integer> {
       description = "Median pause; pauses are lognormal (default ${DEFAULT-VALUE}).")
   Duration pauseMedian;
 
-  @Option(names = "--sigma", paramLabel = "X[,X...]", split = ",", defaultValue = "1.0,1.5",
-      description = "Standard deviations of the pauses' logarithm; larger is heavier-tailed (default ${DEFAULT-VALUE}).")
+  @Option(names = "--sigma", paramLabel = "X", split = ",", defaultValue = "1.0,1.5",
+      description = "Standard deviations of the pauses' logarithm, comma-separated; larger is heavier-tailed"
+          + " (default ${DEFAULT-VALUE}).")
   List<Double> sigmas;
 
   @Option(names = "--leader-changes-per-day", paramLabel = "X", defaultValue = "0",
-      description = "Muster's model: etcd leader changes per day; each extends every lease by TTL + 1s, as etcd's"
-          + " Promote does (default ${DEFAULT-VALUE}).")
+      description = "Muster's model: etcd leader changes per day; each resets every lease to TTL + 1s from then, as"
+          + " etcd's Promote does (default ${DEFAULT-VALUE}).")
   double leaderChangesPerDay;
 
   @Option(names = "--seed", paramLabel = "N", defaultValue = "7",
