@@ -2,6 +2,7 @@ package dev.muster.cli;
 
 import dev.muster.ErrorCode;
 import dev.muster.MusterException;
+import dev.muster.lab.LabException;
 import dev.muster.testing.EtcdLaunchException;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
@@ -42,6 +43,8 @@ final class Errors {
       code = USAGE;
       message = ue.getMessage();
     } else if (e instanceof EtcdLaunchException le) {
+      message = le.getMessage();
+    } else if (e instanceof LabException le) { // a real run went wrong (a process, a timeout): not a bug
       message = le.getMessage();
     } else {
       message = e.getClass().getSimpleName() + ": " + e.getMessage()

@@ -16,7 +16,8 @@ import picocli.CommandLine.Command;
     description = "Service discovery for Java on etcd.",
     subcommands = {RegisterCommand.class, LsCommand.class, WatchCommand.class, CallCommand.class, EtcdCommand.class,
         GrpcServeCommand.class, GrpcCallCommand.class, DnsCommand.class,
-        AuthCommand.class, KeygenCommand.class, LabCommand.class, ChaosCommand.class, CommandLine.HelpCommand.class},
+        AuthCommand.class, KeygenCommand.class, LabCommand.class, ChaosCommand.class, SimCommand.class,
+        CommandLine.HelpCommand.class},
     usageHelpAutoWidth = true,
     footer = {"", "Also: ./muster test (the whole test suite) and ./muster bench [--quick] (benchmarks against raw"
         + " jetcd and Curator; ./muster bench --help)."})

@@ -18,10 +18,23 @@ class CommandLineConsistencyTest {
     return new CommandLine(new Main()).getSubcommands();
   }
 
+  /** Every command and subcommand ({@code sim ttl}, {@code auth enable}), by its qualified name. */
+  private static Map<String, CommandLine> allCommands() {
+    Map<String, CommandLine> all = new java.util.LinkedHashMap<>();
+    java.util.ArrayDeque<CommandLine> todo = new java.util.ArrayDeque<>(commands().values());
+    while (!todo.isEmpty()) {
+      CommandLine cli = todo.poll();
+      all.putIfAbsent(cli.getCommandSpec().qualifiedName(), cli);
+      todo.addAll(cli.getSubcommands().values());
+    }
+    return all;
+  }
+
   @Test
   void helpOfEveryCommandShowsTheDefaultOfEveryOptionThatHasOne() {
+    assertThat(allCommands()).containsKeys("muster sim ttl", "muster auth enable");
     List<String> missing = new ArrayList<>();
-    commands().forEach((name, cli) -> {
+    allCommands().forEach((name, cli) -> {
       for (OptionSpec o : cli.getCommandSpec().options()) {
         if (o.hidden() || o.usageHelp() || o.versionHelp() || o.defaultValue() == null) {
           continue;
@@ -37,7 +50,7 @@ class CommandLineConsistencyTest {
 
   @Test
   void helpRendersWithoutFormatWarnings() {
-    commands().forEach((name, cli) -> assertThat(cli.getUsageMessage()).as(name)
+    allCommands().forEach((name, cli) -> assertThat(cli.getUsageMessage()).as(name)
         .doesNotContain("${DEFAULT-VALUE}").doesNotContain("%n"));
   }
 

@@ -33,7 +33,11 @@ public final class LabContext implements AutoCloseable {
   private final List<EtcdCluster> clusters = new ArrayList<>();
   private final List<FaultProxy> proxies = new ArrayList<>();
 
-  LabContext(LabParams params, Path dir, List<String> musterCommand, PrintStream progress) {
+  /**
+   * A context whose files go to {@code dir}, which is emptied first (it is the run's own), starting processes with
+   * {@code musterCommand}; {@link Lab} opens one per scenario, {@code muster sim ttl --validate} one for its run.
+   */
+  public LabContext(LabParams params, Path dir, List<String> musterCommand, PrintStream progress) {
     this.params = params;
     this.dir = dir;
     this.musterCommand = musterCommand;
