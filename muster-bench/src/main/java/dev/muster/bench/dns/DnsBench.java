@@ -79,18 +79,19 @@ public final class DnsBench {
       out.printf("7. DNS gateway: dnsperf over UDP on loopback, %,d instances in %d services (latency in ms, as"
           + " dnsperf saw it; dnsperf and the gateway share the machine's cores)%n",
           DnsFleet.SERVICES * DnsFleet.PER_SERVICE, DnsFleet.SERVICES);
-      out.printf("%-17s %7s %8s %7s %7s %7s %7s %10s %6s %7s %5s %5s %5s%n", "mix", "dnsperf", "q/s", "p50", "p99",
-          "p99.9", "max", "completed", "lost", "trunc%", "gw", "perf", "other");
+      out.printf("%-17s %7s %8s %7s %7s %7s %7s %10s %6s %7s %5s %5s %5s %6s%n", "mix", "dnsperf", "q/s", "p50",
+          "p99", "p99.9", "max", "completed", "lost", "trunc%", "gw", "perf", "other", "gw us");
       for (Row r : rows) {
         DnsPerf.Output o = r.out();
-        out.printf(Locale.ROOT, "%-17s %7s %8.0f %7.2f %7.2f %7.2f %7.2f %10d %6d %7.1f %5.2f %5.2f %5.2f%n",
+        out.printf(Locale.ROOT, "%-17s %7s %8.0f %7.2f %7.2f %7.2f %7.2f %10d %6d %7.1f %5.2f %5.2f %5.2f %6.1f%n",
             r.mix(), "-q " + r.options().outstanding(), o.qps(), o.percentileMs(50), o.percentileMs(99),
             o.percentileMs(99.9), o.maxMs(), o.completed(), o.lost(), r.truncatedPercent(), r.gatewayCores(),
-            r.dnsperfCores(), r.otherCores());
+            r.dnsperfCores(), r.otherCores(), r.gatewayCores() * 1e6 / o.qps());
       }
       if (!rows.isEmpty()) {
         out.printf(Locale.ROOT, "  (dnsperf %s -e, %.0f s a row; gw, perf, other: CPU of the gateway's JVM, of"
-            + " dnsperf and of everything else on the machine over the run, in cores of the %d)%n",
+            + " dnsperf and of everything else on the machine over the run, in cores of the %d; gw us: the gateway's"
+            + " CPU per query, in microseconds)%n",
             "-c " + rows.get(0).options().clients() + " -T " + rows.get(0).options().threads(),
             rows.get(0).out().runSeconds(),
             Runtime.getRuntime().availableProcessors());
@@ -126,6 +127,11 @@ public final class DnsBench {
             Long.toString(o.lost()));
         report.csvRow("dns", m + ": truncated answers", "percent", "muster-dns", "", "", "", "",
             num(r.truncatedPercent()));
+        report.csvRow("dns", m + ": gateway CPU per query", "us", "muster-dns", "", "", "", "",
+            num(r.gatewayCores() * 1e6 / o.qps()));
+        report.csvRow("dns", m + ": CPU", "cores", "muster-dns", "", "", "", "", num(r.gatewayCores()));
+        report.csvRow("dns", m + ": CPU", "cores", "dnsperf", "", "", "", "", num(r.dnsperfCores()));
+        report.csvRow("dns", m + ": CPU", "cores", "rest of the machine", "", "", "", "", num(r.otherCores()));
       }
       if (allocation != null) {
         report.csvRow("dns", "allocated per SRV answer, " + allocation.smallInstances() + " instances", "bytes",
@@ -207,9 +213,9 @@ public final class DnsBench {
     long t1 = System.nanoTime();
     try (DnsGateway gateway = DnsGateway.start(registry, config(DnsFleet.NAMESPACE), LIMIT)) {
       awaitServed(gateway, DnsFleet.NAMESPACE, DnsFleet.SERVICES, DnsFleet.PER_SERVICE);
-      progress.printf("dns: the gateway serves every instance on %s after %.1f s; warming up (dnsperf 3 s)...%n",
+      progress.printf("dns: the gateway serves every instance on %s after %.1f s; warming up (dnsperf 5 s)...%n",
           gateway.address(), (System.nanoTime() - t1) / 1e9);
-      DnsPerf.run(dnsperf, gateway.address(), mixed, new DnsPerf.Options(3, 1, 1, OUTSTANDING[0]),
+      DnsPerf.run(dnsperf, gateway.address(), mixed, new DnsPerf.Options(5, 1, 1, OUTSTANDING[0]),
           logs.resolve("dnsperf-warmup.out"));
       String shares = Arrays.stream(DnsFleet.Kind.values())
           .map(k -> k.name().toLowerCase(Locale.ROOT).replace('_', '-') + " " + k.percent)
