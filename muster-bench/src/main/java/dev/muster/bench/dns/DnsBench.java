@@ -79,8 +79,10 @@ public final class DnsBench {
       out.printf("7. DNS gateway: dnsperf over UDP on loopback, %,d instances in %d services (latency in ms, as"
           + " dnsperf saw it; dnsperf and the gateway share the machine's cores)%n",
           DnsFleet.SERVICES * DnsFleet.PER_SERVICE, DnsFleet.SERVICES);
-      out.printf("%-17s %7s %8s %7s %7s %7s %7s %10s %6s %7s %5s %5s %5s %6s%n", "mix", "dnsperf", "q/s", "p50",
-          "p99", "p99.9", "max", "completed", "lost", "trunc%", "gw", "perf", "other", "gw us");
+      if (!rows.isEmpty()) {
+        out.printf("%-17s %7s %8s %7s %7s %7s %7s %10s %6s %7s %5s %5s %5s %6s%n", "mix", "dnsperf", "q/s", "p50",
+            "p99", "p99.9", "max", "completed", "lost", "trunc%", "gw", "perf", "other", "gw us");
+      }
       for (Row r : rows) {
         DnsPerf.Output o = r.out();
         out.printf(Locale.ROOT, "%-17s %7s %8.0f %7.2f %7.2f %7.2f %7.2f %10d %6d %7.1f %5.2f %5.2f %5.2f %6.1f%n",
