@@ -61,12 +61,21 @@ final class DnsPerf {
 
   private DnsPerf() {}
 
-  /** dnsperf on the PATH (or in /usr/bin, /usr/sbin), or empty. */
+  /** dnsperf on the PATH (or in /usr/bin, /usr/sbin, /usr/local/bin), or empty. */
   static Optional<Path> find() {
-    List<String> dirs = new ArrayList<>(List.of(System.getenv().getOrDefault("PATH", "").split(":")));
-    dirs.addAll(List.of("/usr/bin", "/usr/sbin", "/usr/local/bin"));
-    return dirs.stream().filter(d -> !d.isEmpty()).map(d -> Path.of(d, "dnsperf")).filter(Files::isExecutable)
-        .findFirst();
+    List<Path> dirs = new ArrayList<>();
+    for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
+      if (!d.isEmpty()) {
+        dirs.add(Path.of(d));
+      }
+    }
+    dirs.addAll(List.of(Path.of("/usr/bin"), Path.of("/usr/sbin"), Path.of("/usr/local/bin")));
+    return find(dirs);
+  }
+
+  /** The first executable {@code dnsperf} in {@code dirs}, or empty. */
+  static Optional<Path> find(List<Path> dirs) {
+    return dirs.stream().map(d -> d.resolve("dnsperf")).filter(Files::isExecutable).findFirst();
   }
 
   /**

@@ -68,6 +68,18 @@ class DnsPerfTest {
         .isInstanceOf(BenchException.class).hasMessageContaining("Average Latency (s)");
   }
 
+  @Test
+  void findsAnExecutableDnsperfOnlyWhereThereIsOne() throws IOException {
+    Path empty = Files.createDirectory(tmp.resolve("empty"));
+    Path bin = Files.createDirectory(tmp.resolve("bin"));
+    Path dnsperf = Files.writeString(bin.resolve("dnsperf"), "#!/bin/sh\n");
+    assertThat(DnsPerf.find(List.of(empty))).isEmpty();
+    assertThat(DnsPerf.find(List.of(empty, bin))).isEmpty(); // not executable yet
+    assertThat(dnsperf.toFile().setExecutable(true)).isTrue();
+    assertThat(DnsPerf.find(List.of(empty, bin))).contains(dnsperf);
+    assertThat(DnsPerf.INSTALL).contains("apt-get install -y dnsperf");
+  }
+
   private static BufferedReader resource(String name) {
     return new BufferedReader(new InputStreamReader(DnsPerfTest.class.getResourceAsStream("/dns/" + name),
         StandardCharsets.UTF_8));
