@@ -1,6 +1,7 @@
 package dev.muster.bench;
 
 import dev.muster.bench.curator.CuratorBench;
+import dev.muster.bench.dns.DnsBench;
 import dev.muster.bench.etcd.EtcdBench;
 import dev.muster.bench.etcd.TlsBench;
 import dev.muster.bench.grpc.GrpcBench;
@@ -27,20 +28,23 @@ import picocli.CommandLine;
 /**
  * {@code muster bench [--quick] [--only SECTIONS] [--out DIR]}: the microbenchmarks, Muster end to end against
  * the raw-jetcd floor, Muster next to Curator's service discovery on ZooKeeper, and Muster on a plain etcd next to
- * a mutual-TLS one, and the gRPC adapter next to gRPC's round_robin, in one run on one machine, printed as tables and written as CSV. Figures are printed, never judged: nothing here fails on a number.
+ * a mutual-TLS one, the gRPC adapter next to gRPC's round_robin, the Spring Boot starter, and the DNS gateway under
+ * dnsperf, in one run on one machine, printed as tables and written as CSV. Figures are printed, never judged:
+ * nothing here fails on a number.
  */
 @Command(name = "muster bench", sortOptions = false,
     description = {
         "Measures Muster on this machine: JMH microbenchmarks (pick, apply, decode), end to end on a private etcd"
             + " next to raw jetcd (the floor), and side by side with Curator's service discovery on a private"
             + " ZooKeeper, on a plain etcd next to a mutual-TLS one (the cost of TLS), and the gRPC adapter next to"
-            + " gRPC's round_robin (first RPC, kill -9 window). Prints five tables and"
+            + " gRPC's round_robin (first RPC, kill -9 window), the Spring Boot starter, and the DNS gateway under"
+            + " dnsperf (queries/s, latency, allocation per answer; needs dnsperf). Prints its tables and"
             + " writes DIR/results.csv and DIR/results.txt.",
         "Quick: under 3 minutes; full: under 15. Ratios within one run are the result; absolute figures move"
             + " with the machine's load."})
 public final class BenchMain implements Callable<Integer> {
   /** The parts of a run. */
-  enum Section { jmh, etcd, curator, tls, grpc, spring }
+  enum Section { jmh, etcd, curator, tls, grpc, spring, dns }
 
   @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
   boolean help;
@@ -107,6 +111,7 @@ public final class BenchMain implements Callable<Integer> {
     GrpcBench.Result grpc = sections.contains(Section.grpc) ? GrpcBench.run(plan, logs, progress) : null;
     SpringBench.Result spring = sections.contains(Section.spring)
         ? SpringBench.run(repository(), quick ? 2 : 5, logs, progress) : null;
+    DnsBench.Result dns = sections.contains(Section.dns) ? DnsBench.run(quick, logs, progress) : null;
     double took = (System.nanoTime() - t0) / 1e9;
     ResultTables report = new ResultTables(new ResultTables.Run(mode + String.format(", took %.0f s", took),
         Machine.describe(), jmh, etcd == null ? null : etcd.muster(), etcd == null ? null : etcd.floor(), curator,
@@ -117,6 +122,10 @@ public final class BenchMain implements Callable<Integer> {
       report.print(both);
       if (spring != null) {
         spring.print(both); // its own table; not in results.csv
+      }
+      if (dns != null) {
+        dns.print(both); // its own table; its figures also go to results.csv
+        dns.csv(report);
       }
     }
     System.out.print(text.toString(StandardCharsets.UTF_8));
@@ -129,7 +138,8 @@ public final class BenchMain implements Callable<Integer> {
         || (curator != null && !curator.failures().isEmpty())
         || (tls != null && !tls.failures().isEmpty())
         || (grpc != null && !grpc.failures().isEmpty())
-        || (spring != null && !spring.failures().isEmpty());
+        || (spring != null && !spring.failures().isEmpty())
+        || (dns != null && !dns.failures().isEmpty());
     failures.forEach(f -> System.err.println("muster bench: " + f));
     if (failed) {
       System.err.println("muster bench: some measurements failed (see the notes above); their rows are missing");

@@ -15,10 +15,7 @@ import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
 import dev.muster.registry.RegistryLayout;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.Txn;
 import io.etcd.jetcd.Watch;
-import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.PutOption;
 import java.io.PrintStream;
 import java.lang.ref.Reference;
 import java.time.Duration;
@@ -41,7 +38,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class BulkBench {
   private static final Duration LIMIT = Duration.ofSeconds(120);
-  private static final int TXN_OPS = 100; // etcd allows 128 operations per transaction by default
   private static final int IN_FLIGHT = 256;
   private static final int WARMUP = 2;
 
@@ -113,15 +109,7 @@ final class BulkBench {
       changed[i] = InstanceCodec.encode(instance.weight(50));
     }
     holdsChanged = new boolean[n];
-    for (int from = 0; from < n; from += TXN_OPS) {
-      Txn txn = raw.getKVClient().txn();
-      Op[] puts = new Op[Math.min(TXN_OPS, n - from)];
-      for (int j = 0; j < puts.length; j++) {
-        puts[j] = Op.put(RawEtcd.bytes(keys[from + j]), io.etcd.jetcd.ByteSequence.from(values[from + j]),
-            PutOption.DEFAULT);
-      }
-      RawEtcd.await("fill transaction", txn.Then(puts).commit());
-    }
+    RawEtcd.putAll(raw, keys, values);
   }
 
   private long resync(EtcdRegistry registry) {

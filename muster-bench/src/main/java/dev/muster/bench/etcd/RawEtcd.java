@@ -5,7 +5,9 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import java.nio.charset.StandardCharsets;
@@ -21,19 +23,39 @@ import java.util.function.BiConsumer;
  * The physical floor: plain jetcd, no Muster code. A put, a revoke, a prefix watcher and a paged range, done the
  * way anyone would with the official client; the end-to-end rows divide Muster's figures by these.
  *
- * <p>Stateless helpers; the jetcd {@link Client} passed in is thread-safe.
+ * <p>Stateless helpers; the jetcd {@link Client} passed in is thread-safe. Public for the sections that fill etcd
+ * with many instances at once ({@link #putAll}).
  */
-final class RawEtcd {
+public final class RawEtcd {
   static final long CALL_SECONDS = 10;
+  /** Puts per transaction in {@link #putAll}: etcd allows 128 operations per transaction by default. */
+  private static final int TXN_OPS = 100;
 
   private RawEtcd() {}
 
-  static Client client(String endpoints) {
+  public static Client client(String endpoints) {
     return Client.builder().endpoints(endpoints.split(",")).build();
   }
 
   static ByteSequence bytes(String s) {
     return ByteSequence.from(s, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Puts {@code values[i]} at {@code keys[i]} for every i, without a lease, {@value #TXN_OPS} puts per transaction,
+   * one transaction after the other: 10,000 keys take a second or two.
+   */
+  public static void putAll(Client client, String[] keys, byte[][] values) {
+    if (keys.length != values.length) {
+      throw new IllegalArgumentException(keys.length + " keys for " + values.length + " values");
+    }
+    for (int from = 0; from < keys.length; from += TXN_OPS) {
+      Op[] puts = new Op[Math.min(TXN_OPS, keys.length - from)];
+      for (int j = 0; j < puts.length; j++) {
+        puts[j] = Op.put(bytes(keys[from + j]), ByteSequence.from(values[from + j]), PutOption.DEFAULT);
+      }
+      await("fill transaction", client.getKVClient().txn().Then(puts).commit());
+    }
   }
 
   static <T> T await(String what, CompletableFuture<T> call) {

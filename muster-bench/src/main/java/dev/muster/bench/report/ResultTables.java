@@ -86,6 +86,15 @@ public final class ResultTables {
     }
   }
 
+  /**
+   * One more CSV row, for a section that prints its own table: {@code section, metric, unit, system, samples, p50,
+   * p99, max, value} (the columns after those left empty).
+   */
+  public void csvRow(String section, String metric, String unit, String system, String samples, String p50,
+      String p99, String max, String value) {
+    csv.add(row(section, metric, unit, system, samples, p50, p99, max, value));
+  }
+
   private void jmh(PrintStream out) {
     if (f.jmh() == null || f.jmh().isEmpty()) {
       return;

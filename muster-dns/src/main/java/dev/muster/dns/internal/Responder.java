@@ -16,6 +16,7 @@ import org.xbill.DNS.Message;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.OPTRecord;
 import org.xbill.DNS.Opcode;
+import org.xbill.DNS.PTRRecord;
 import org.xbill.DNS.Rcode;
 import org.xbill.DNS.Record;
 import org.xbill.DNS.Section;
@@ -39,12 +40,14 @@ public final class Responder {
 
   private final List<NamespaceZone> zones;
   private final int maxUdpPayload;
+  private final int optLength; // the wire size of the OPT record of an EDNS0 reply
   private final Clock clock;
   private final DnsCounters counters;
 
   public Responder(List<NamespaceZone> zones, int maxUdpPayload, Clock clock, DnsCounters counters) {
     this.zones = List.copyOf(zones);
     this.maxUdpPayload = maxUdpPayload;
+    this.optLength = new OPTRecord(maxUdpPayload, 0, 0).toWire(Section.ADDITIONAL).length;
     this.clock = clock;
     this.counters = counters;
   }
@@ -100,7 +103,10 @@ public final class Responder {
       }
       reply.addRecord(new OPTRecord(maxUdpPayload, 0, 0), Section.ADDITIONAL);
     }
-    answer(question, reply);
+    // what the answer section can fill: dnsjava writes the header and the question before it, and keeps room for the
+    // OPT record, which it writes last
+    int room = limit - Header.LENGTH - question.getName().length() - 4 - (opt == null ? 0 : optLength);
+    answer(question, reply, room);
     byte[] wire = reply.toWire(limit);
     if ((wire[2] & 0x02) != 0) {
       counters.truncated.increment();
@@ -152,7 +158,7 @@ public final class Responder {
     return reply.toWire(udp ? NO_EDNS_PAYLOAD : TCP_MAX);
   }
 
-  private void answer(Record question, Message reply) {
+  private void answer(Record question, Message reply, int room) {
     Name qname = question.getName();
     int qclass = question.getDClass();
     int qtype = question.getType();
@@ -181,6 +187,13 @@ public final class Responder {
       reply.addRecord(view.soa(), Section.AUTHORITY);
       return;
     }
+    if (surelyTruncated(node.records, qtype, room)) {
+      // dnsjava would render records until past the limit, then drop the whole RRset and set TC: the same bytes
+      // without adding (and rendering) the records, e.g. a 100-instance PTR with 300 records in Additional
+      h.setFlag(Flags.TC);
+      counters.answered.increment();
+      return;
+    }
     int answers = 0;
     for (Record r : node.records) {
       if (qtype == Type.ANY || r.getType() == qtype) {
@@ -199,6 +212,39 @@ public final class Responder {
         reply.addRecord(r, Section.ADDITIONAL);
       }
     }
+  }
+
+  /**
+   * Whether the records of {@code records} that answer {@code qtype} form one RRset that cannot fit in {@code room}
+   * bytes however well it compresses: each record takes at least its owner (a 2-byte pointer; 1 byte for the root),
+   * 10 bytes of type, class, TTL and length, and its smallest rdata (A 4 bytes, AAAA 16, a PTR's target 2). dnsjava
+   * renders an RRset whole or not at all, so such an answer goes out empty with TC, Authority and Additional empty.
+   */
+  static boolean surelyTruncated(List<Record> records, int qtype, int room) {
+    Record first = null;
+    int atLeast = 0;
+    for (Record r : records) {
+      if (qtype != Type.ANY && r.getType() != qtype) {
+        continue;
+      }
+      if (first == null) {
+        first = r;
+      } else if (!r.sameRRset(first)) {
+        return false; // several RRsets: dnsjava may keep the first ones whole
+      }
+      atLeast += wireSize(r.getName()) + 10 + switch (r.getType()) {
+        case Type.A -> 4;
+        case Type.AAAA -> 16;
+        case Type.PTR -> wireSize(((PTRRecord) r).getTarget());
+        default -> 0;
+      };
+    }
+    return first != null && atLeast > room;
+  }
+
+  /** The fewest bytes a name takes in a message: a compression pointer, or the root's one byte. */
+  private static int wireSize(Name name) {
+    return name.labels() == 1 ? 1 : 2;
   }
 
   private void refuse(Header h) {
