@@ -40,7 +40,7 @@ import picocli.CommandLine;
             + " gRPC's round_robin (first RPC, kill -9 window), the Spring Boot starter, and the DNS gateway under"
             + " dnsperf (queries/s, latency, allocation per answer; needs dnsperf). Prints its tables and"
             + " writes DIR/results.csv and DIR/results.txt.",
-        "Quick: under 3 minutes; full: under 15. Ratios within one run are the result; absolute figures move"
+        "Quick: under 4 minutes; full: under 17. Ratios within one run are the result; absolute figures move"
             + " with the machine's load."})
 public final class BenchMain implements Callable<Integer> {
   /** The parts of a run. */
