@@ -103,7 +103,7 @@ public final class DnsGateway implements AutoCloseable {
     this.udp = u;
     this.tcp = t;
     this.connections = new ThreadPoolExecutor(0, config.maxTcpConnections(), 30, TimeUnit.SECONDS,
-        new SynchronousQueue<>(), daemon("muster-dns-tcp"));
+        new SynchronousQueue<>(), numbered("muster-dns-tcp"));
     this.acceptor = daemon("muster-dns-accept").newThread(this::acceptLoop);
     this.directoryThread = Executors.newSingleThreadScheduledExecutor(daemon("muster-dns-directory"));
   }
@@ -329,12 +329,18 @@ public final class DnsGateway implements AutoCloseable {
     }
   }
 
+  /** Daemon threads named {@code name}. */
   private static java.util.concurrent.ThreadFactory daemon(String name) {
-    java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
     return r -> {
-      Thread t = new Thread(r, name.endsWith("-tcp") ? name + "-" + n.incrementAndGet() : name);
+      Thread t = new Thread(r, name);
       t.setDaemon(true);
       return t;
     };
+  }
+
+  /** Daemon threads named {@code prefix-1}, {@code prefix-2}, ... (the TCP connections' pool). */
+  private static java.util.concurrent.ThreadFactory numbered(String prefix) {
+    java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+    return r -> daemon(prefix + "-" + n.incrementAndGet()).newThread(r);
   }
 }

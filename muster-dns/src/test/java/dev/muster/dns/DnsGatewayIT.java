@@ -155,6 +155,28 @@ class DnsGatewayIT {
   }
 
   @Test
+  void aServiceThatAppearsAfterTheStartIsServedAndDroppedWhenItsLastInstanceGoes() throws Exception {
+    try (DnsGateway gateway = start(DnsConfig.builder().servicesRefresh(Duration.ofMillis(300)))) {
+      InetSocketAddress at = gateway.address();
+      assertThat(gateway.services().get("default")).doesNotContain("late");
+      Registration late = registry.register(Instance.of("late", "127.0.0.51", 6000).id("l1"), NO_DRAIN);
+      try {
+        await().atMost(Duration.ofSeconds(20)).until(() ->
+            Dig.query(at, "l1._late._tcp.default.muster.", "SRV").data("SRV").size() == 1);
+        assertThat(Dig.query(at, "_services._dns-sd._udp.default.muster.", "PTR").data("PTR"))
+            .contains("_late._tcp.default.muster.");
+      } finally {
+        late.close();
+      }
+      // its cache is closed and its names go: the browse list no longer names it, and the service is NXDOMAIN
+      await().atMost(Duration.ofSeconds(20)).until(() -> !gateway.services().get("default").contains("late"));
+      assertThat(Dig.query(at, "_services._dns-sd._udp.default.muster.", "PTR").data("PTR"))
+          .doesNotContain("_late._tcp.default.muster.");
+      assertThat(Dig.query(at, "_late._tcp.default.muster.", "PTR").status()).isEqualTo("NXDOMAIN");
+    }
+  }
+
+  @Test
   void theJdksOwnResolverReadsTheSrvRecords() throws Exception {
     try (DnsGateway gateway = start(DnsConfig.builder())) {
       Hashtable<String, String> env = new Hashtable<>();
@@ -244,9 +266,9 @@ class DnsGatewayIT {
       assertThat(answered).as("answered of 200 sent at once (burst 20)").isBetween(20, 60);
       assertThat(truncated).as("TC slips").isPositive();
       assertThat(gateway.stats().rateLimited()).isPositive();
-      // the source (dig runs on 127.0.0.1 too) recovers once its bucket refills
-      Thread.sleep(1000);
-      assertThat(Dig.query(at, "orders.default.muster.", "A").data("A")).hasSize(3);
+      // the source (dig runs on 127.0.0.1 too) recovers once its bucket refills (20 a second)
+      await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(250)).ignoreExceptions().until(() ->
+          Dig.query(at, "orders.default.muster.", "A").data("A").size() == 3);
     }
   }
 

@@ -1,7 +1,6 @@
 package dev.muster.testing;
 
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,7 +16,7 @@ import java.util.regex.Pattern;
  * ({@link ChildProcess}) if it outlives its limit.
  */
 public final class Dig {
-  /** Where {@code dig} is looked for: {@code /usr/bin/dig}, else the first {@code dig} on the PATH. */
+  /** How to install dig. */
   public static final String INSTALL = "apt-get install -y bind9-dnsutils (./muster test installs it)";
 
   private static final Pattern HEADER = Pattern.compile(";; ->>HEADER<<- opcode: (\\S+), status: (\\S+), id: \\d+");
@@ -44,16 +43,10 @@ public final class Dig {
 
   /** The path of dig, or an {@link IllegalStateException} saying how to install it. */
   public static String binary() {
-    if (Files.isExecutable(Path.of("/usr/bin/dig"))) {
-      return "/usr/bin/dig";
-    }
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
-      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "dig"))) {
-        return Path.of(dir, "dig").toString();
-      }
-    }
-    throw new IllegalStateException("dig is not installed: " + INSTALL);
+    return Executables.find("dig").map(Path::toString)
+        .orElseThrow(() -> new IllegalStateException("dig is not installed: " + INSTALL));
   }
+
 
   /**
    * {@code dig @HOST -p PORT NAME TYPE +norec +time=2 +tries=1 OPTIONS...}; options such as {@code +tcp},

@@ -1,6 +1,5 @@
 package dev.muster.testing;
 
-import java.io.File;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,7 +28,7 @@ public final class EtcdBinary {
       }
       return p;
     }
-    return findOnPath("etcd").orElseThrow(() -> new EtcdLaunchException(
+    return Executables.find("etcd").orElseThrow(() -> new EtcdLaunchException(
         "etcd is not installed: run 'apt-get install -y etcd-server etcd-client' (or ./muster, which does it"
             + " as root), or set " + ENV + " to an etcd 3.4 binary"));
   }
@@ -56,20 +55,4 @@ public final class EtcdBinary {
     }
   }
 
-  static Optional<Path> findOnPath(String name) {
-    String path = System.getenv("PATH");
-    if (path == null) {
-      return Optional.empty();
-    }
-    for (String dir : path.split(File.pathSeparator)) {
-      if (dir.isEmpty()) {
-        continue;
-      }
-      Path candidate = Path.of(dir, name);
-      if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-        return Optional.of(candidate);
-      }
-    }
-    return Optional.empty();
-  }
 }

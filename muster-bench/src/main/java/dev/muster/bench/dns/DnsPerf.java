@@ -1,6 +1,7 @@
 package dev.muster.bench.dns;
 
 import dev.muster.bench.support.BenchException;
+import dev.muster.testing.Executables;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -61,21 +62,14 @@ final class DnsPerf {
 
   private DnsPerf() {}
 
-  /** dnsperf on the PATH (or in /usr/bin, /usr/sbin, /usr/local/bin), or empty. */
+  /** dnsperf on the PATH (or in /usr/local/bin, /usr/bin, /usr/sbin), or empty. */
   static Optional<Path> find() {
-    List<Path> dirs = new ArrayList<>();
-    for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
-      if (!d.isEmpty()) {
-        dirs.add(Path.of(d));
-      }
-    }
-    dirs.addAll(List.of(Path.of("/usr/bin"), Path.of("/usr/sbin"), Path.of("/usr/local/bin")));
-    return find(dirs);
+    return Executables.find("dnsperf");
   }
 
   /** The first executable {@code dnsperf} in {@code dirs}, or empty. */
   static Optional<Path> find(List<Path> dirs) {
-    return dirs.stream().map(d -> d.resolve("dnsperf")).filter(Files::isExecutable).findFirst();
+    return Executables.find("dnsperf", dirs);
   }
 
   /**

@@ -3,7 +3,6 @@ package dev.muster.dns.internal;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -26,11 +25,7 @@ import org.xbill.DNS.SOARecord;
 public final class NamespaceZone {
   /** What a query reads: immutable. */
   record View(Map<String, ServiceRecords> services, List<Record> browse, SOARecord soa, NSRecord ns,
-      Instant directoryStaleSince) {
-    boolean anyStale() {
-      return directoryStaleSince != null || services.values().stream().anyMatch(s -> s.staleSince != null);
-    }
-  }
+      Instant directoryStaleSince, boolean anyStale) {}
 
   /** A service's feed: closed once the service left the zone, after which its late updates are ignored. */
   public static final class Feed {
@@ -126,6 +121,6 @@ public final class NamespaceZone {
     SOARecord soa = new SOARecord(origin, DClass.IN, negative, domain, ServiceRecords.name("hostmaster", origin),
         serial & 0xffff_ffffL, 3600, 600, 86_400, negative);
     NSRecord ns = new NSRecord(origin, DClass.IN, ttl, domain);
-    view = new View(Map.copyOf(new HashMap<>(services)), List.copyOf(browse), soa, ns, directoryStaleSince);
+    view = new View(Map.copyOf(services), List.copyOf(browse), soa, ns, directoryStaleSince, stale);
   }
 }

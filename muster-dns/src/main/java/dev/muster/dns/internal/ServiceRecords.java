@@ -121,11 +121,12 @@ public final class ServiceRecords {
         unservable++; // an id-version pair longer than a label, or equal to another instance's id
         continue;
       }
+      InetAddress ip = ip(i.address());
       Name instanceName;
       Name host;
       try {
         instanceName = name(label, ptrName);
-        host = ip(i.address()) == null ? hostName(i.address()) : name(i.id() + "." + i.version(), serviceHost);
+        host = ip == null ? hostName(i.address()) : name(i.id() + "." + i.version(), serviceHost);
       } catch (IllegalArgumentException e) {
         unservable++; // longer than a DNS name may be (255 bytes)
         continue;
@@ -135,7 +136,6 @@ public final class ServiceRecords {
         continue;
       }
       Record address = null;
-      InetAddress ip = ip(i.address());
       if (ip != null) {
         address = ip instanceof Inet4Address ? new ARecord(host, DClass.IN, ttlSeconds, ip)
             : new AAAARecord(host, DClass.IN, ttlSeconds, ip);

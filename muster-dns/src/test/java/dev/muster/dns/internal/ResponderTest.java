@@ -207,6 +207,9 @@ class ResponderTest {
     response[2] |= (byte) 0x80; // QR: a response, never answered
     assertThat(responder.respond(response, response.length, true)).isNull();
     assertThat(new Message(responder.respond(good, good.length - 3, true)).getRcode()).isEqualTo(Rcode.FORMERR);
+    byte[] oversized = java.util.Arrays.copyOf(good, Responder.MAX_QUERY + 1); // a real query is < 300 bytes
+    assertThat(new Message(responder.respond(oversized, oversized.length, true)).getRcode())
+        .isEqualTo(Rcode.FORMERR);
     byte[] twoQuestions = good.clone();
     twoQuestions[5] = 2;
     assertThat(new Message(responder.respond(twoQuestions, twoQuestions.length, true)).getRcode())
