@@ -109,6 +109,14 @@ public final class RecordSignature {
     }
   }
 
+  /**
+   * Whether {@code value} is a JSON object with a {@code sig} member: a signed record, which only its provider's
+   * key can change (an operator's drain must not strip the signature).
+   */
+  public static boolean isSigned(byte[] value) {
+    return object(value).map(o -> o.has(MEMBER)).orElse(false);
+  }
+
   /** The signed bytes (see the class comment); {@code unsigned} has no {@code sig} member. */
   static byte[] message(String etcdKey, long lease, ObjectNode unsigned) {
     StringBuilder out = new StringBuilder(512).append(DOMAIN).append('\n')

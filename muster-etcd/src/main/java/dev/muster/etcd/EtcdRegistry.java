@@ -143,6 +143,14 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
   }
 
   /**
+   * The namespaces with at least one key under the layout's root, sorted: one keys-only range of the root (for the
+   * console's first page). Same failures as {@link #services(String)}.
+   */
+  public java.util.SortedSet<String> namespaces() {
+    return EtcdListings.namespaces(connection);
+  }
+
+  /**
    * Starts an endpoint cache for {@code config.service()}: it ranges the service's prefix, then watches it, and
    * keeps its set equal to etcd's (SPEC §4). Returns at once; {@link EndpointCache#awaitReady(java.time.Duration)}
    * waits for the first set. Closing the registry closes the cache.

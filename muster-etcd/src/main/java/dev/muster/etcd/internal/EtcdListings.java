@@ -49,25 +49,34 @@ public final class EtcdListings {
    */
   public static java.util.SortedSet<String> services(EtcdConnection connection, String namespace) {
     RegistryLayout layout = connection.config().layout();
-    String prefix = layout.namespacePrefix(Names.requireValid("namespace", namespace));
+    return firstSegments(connection, layout.namespacePrefix(Names.requireValid("namespace", namespace)));
+  }
+
+  /** The namespaces with at least one key under the layout's root, sorted: one keys-only range of the root. */
+  public static java.util.SortedSet<String> namespaces(EtcdConnection connection) {
+    return firstSegments(connection, connection.config().layout().rootPrefix());
+  }
+
+  /** The distinct valid names {@code N} of the keys {@code prefix + N + "/..."}, from one keys-only range. */
+  private static java.util.SortedSet<String> firstSegments(EtcdConnection connection, String prefix) {
     GetResponse response;
     try {
       response = EtcdOps.getPrefixKeys(connection.client(), prefix, connection.config().requestTimeout());
     } catch (EtcdOps.EtcdCallException e) {
       throw failure(connection, prefix, e);
     }
-    java.util.TreeSet<String> services = new java.util.TreeSet<>();
+    java.util.TreeSet<String> names = new java.util.TreeSet<>();
     for (KeyValue kv : response.getKvs()) {
       String key = kv.getKey().toString(StandardCharsets.UTF_8);
       int end = key.indexOf('/', prefix.length());
       if (end > prefix.length()) {
-        String service = key.substring(prefix.length(), end);
-        if (Names.isValid(service)) {
-          services.add(service);
+        String name = key.substring(prefix.length(), end);
+        if (Names.isValid(name)) {
+          names.add(name);
         }
       }
     }
-    return java.util.Collections.unmodifiableSortedSet(services);
+    return java.util.Collections.unmodifiableSortedSet(names);
   }
 
   private static RuntimeException failure(EtcdConnection connection, String prefix, EtcdOps.EtcdCallException e) {
