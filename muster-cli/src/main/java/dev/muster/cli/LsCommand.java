@@ -64,7 +64,7 @@ final class LsCommand implements Callable<Integer> {
         rows.add(new String[] {i.service(), i.version(), i.id(), address(i), i.state().name(),
             Integer.toString(i.weight()), i.zone() == null ? "-" : i.zone()});
       }
-      printAligned(out, rows);
+      Tables.printAligned(out, rows);
     }
     listing.problems().forEach(p -> out.println("! " + p.key() + ": " + p.reason()));
     out.flush();
@@ -74,24 +74,5 @@ final class LsCommand implements Callable<Integer> {
   /** {@code host:port}, with an IPv6 literal in brackets so the port stays readable. */
   static String address(Instance i) {
     return (i.address().indexOf(':') >= 0 ? "[" + i.address() + "]" : i.address()) + ":" + i.port();
-  }
-
-  private static void printAligned(PrintWriter out, List<String[]> rows) {
-    int[] widths = new int[HEADER.length];
-    for (String[] row : rows) {
-      for (int c = 0; c < row.length; c++) {
-        widths[c] = Math.max(widths[c], row[c].length());
-      }
-    }
-    for (String[] row : rows) {
-      StringBuilder line = new StringBuilder();
-      for (int c = 0; c < row.length; c++) {
-        line.append(row[c]);
-        if (c < row.length - 1) {
-          line.append(" ".repeat(widths[c] - row[c].length() + 2));
-        }
-      }
-      out.println(line);
-    }
   }
 }

@@ -36,9 +36,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * {@code EtcdMaintenance}'s etcd calls. Status calls go to one member each, through a client of its own that
- * talks only to that endpoint (so a frozen member costs its own call's timeout and nothing else); the rest go
- * through one shared connection, opened on first use.
+ * {@code EtcdMaintenance}'s etcd calls, through one connection opened on first use. Status calls go to one member
+ * each (jetcd's {@code statusMember} opens a channel to the member named), all at once, so a frozen member costs
+ * its own call's timeout and nothing else.
  *
  * <p>Thread-safe: the shared connection is created under this object's monitor, and no call holds it while
  * waiting for etcd.
@@ -46,6 +46,8 @@ import java.util.concurrent.CompletableFuture;
 public final class EtcdInspector implements AutoCloseable {
   private final EtcdConfig config;
   private EtcdConnection connection; // guarded by this
+  private final java.util.concurrent.ConcurrentHashMap<URI, CompletableFuture<StatusResponse>> inFlight =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   public EtcdInspector(EtcdConfig config) {
     this.config = config;
@@ -71,10 +73,8 @@ public final class EtcdInspector implements AutoCloseable {
   }
 
   private MemberStatus status(URI endpoint, Duration timeout) {
-    EtcdConfig one = config.toBuilder().endpoints(List.of(endpoint)).build();
-    try (EtcdConnection single = new EtcdConnection(one)) {
-      StatusResponse r = EtcdOps.await("read the status of " + endpoint,
-          single.client().getMaintenanceClient().statusMember(endpoint.toString()), timeout);
+    try {
+      StatusResponse r = EtcdOps.await("read the status of " + endpoint, statusCall(endpoint), timeout);
       return new MemberStatus(endpoint, null, hex(r.getHeader().getMemberId()), r.getVersion(), r.getDbSize(),
           r.getDbSizeInUse(), hex(r.getLeader()), r.getRaftTerm(), r.getRaftIndex(), r.getRaftAppliedIndex(),
           r.isLearner(), r.getErrorList());
@@ -84,6 +84,19 @@ public final class EtcdInspector implements AutoCloseable {
     } catch (RuntimeException e) {
       return MemberStatus.failed(endpoint, EtcdErrors.describe(e));
     }
+  }
+
+  /**
+   * The status call in flight to {@code endpoint}, or a new one. jetcd opens a channel per call to the member
+   * named and shuts it when the call completes, which for a frozen member is when it thaws: a call still pending
+   * is waited on again instead of opening one more channel each time someone asks (the console asks every few
+   * seconds). The returned future is a copy, so a caller's timeout cancels only its own wait.
+   */
+  private CompletableFuture<StatusResponse> statusCall(URI endpoint) {
+    CompletableFuture<StatusResponse> call = inFlight.compute(endpoint, (e, pending) -> pending != null
+        && !pending.isDone() ? pending : client().getMaintenanceClient().statusMember(e.toString()));
+    call.whenComplete((r, t) -> inFlight.remove(endpoint, call));
+    return call.copy();
   }
 
   public List<Member> members() {
