@@ -65,6 +65,10 @@ final class SnapshotVerification {
     }
     boolean matches = expected.get().sha256().equals(actual);
     json.put("checksum", matches ? "ok" : "mismatch");
+    if (!expected.get().name().equals(file.getFileName().toString())) {
+      report.warning(sums + " is for a file named " + expected.get().name() + ", not " + file.getFileName()
+          + " (renamed?): sha256sum -c would not find it");
+    }
     if (matches) {
       steps.add("checksum  ok, sha256 " + actual + " as in " + sums.getFileName());
     } else {
@@ -122,8 +126,14 @@ final class SnapshotVerification {
     report.findings().forEach(f -> lines.add(f.toString()));
     long errors = report.findings().stream().filter(f -> f.severity() == SnapshotReport.Severity.ERROR).count();
     int warnings = report.findings().size() - (int) errors;
-    lines.add(report.findings().isEmpty() ? "verified: the snapshot agrees" + (report.rows().isEmpty() ? ""
-        : " with the live cluster") : "not verified: " + errors + " error(s), " + warnings + " warning(s)");
+    if (!report.findings().isEmpty()) {
+      lines.add("not verified: " + errors + " error(s), " + warnings + " warning(s)");
+    } else if (report.rows().isEmpty()) {
+      lines.add("verified: checksum, etcd's status and the restore are good (--against also compares with the live"
+          + " cluster)");
+    } else {
+      lines.add("verified: the snapshot agrees with the live cluster");
+    }
     return lines;
   }
 
