@@ -42,18 +42,21 @@ final class SnapshotCommand implements Runnable {
     spec.commandLine().usage(spec.commandLine().getOut());
   }
 
-  @Command(name = "save", description = "Stream a snapshot from the leader (else the first member that answers) into"
-      + " FILE.tmp, fsync, write FILE.sha256 (sha256sum format), then rename to FILE.")
-  static final class Save implements Callable<Integer> {
+  /** What both subcommands have: their spec (for output), how to reach etcd, and the snapshot file. */
+  abstract static class Subcommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
     @Mixin
     EtcdOptions etcd;
 
-    @Parameters(index = "0", paramLabel = "FILE", description = "The snapshot file to write.")
+    @Parameters(index = "0", paramLabel = "FILE", description = "The snapshot file.")
     Path file;
+  }
 
+  @Command(name = "save", description = "Stream a snapshot from the leader (else the first member that answers) into"
+      + " FILE.tmp, fsync, write FILE.sha256 (sha256sum format), then rename to FILE.")
+  static final class Save extends Subcommand {
     @Option(names = "--force", description = "Replace FILE if it exists (default: refuse).")
     boolean force;
 
@@ -128,16 +131,7 @@ final class SnapshotCommand implements Runnable {
   @Command(name = "verify", description = "Check a snapshot: FILE.sha256, etcdctl snapshot status, the instances per"
       + " service once restored into a private etcd, and with --against those of the live cluster. Exit 0 when all"
       + " agree, 1 with warnings only, 2 on any error (bad checksum, unreadable snapshot, a service that differs).")
-  static final class Verify implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    EtcdOptions etcd;
-
-    @Parameters(index = "0", paramLabel = "FILE", description = "The snapshot file.")
-    Path file;
-
+  static final class Verify extends Subcommand {
     @Option(names = "--against", description = "Also count the live cluster's instances (the one --endpoints or"
         + " $MUSTER_ENDPOINTS names, with the TLS and auth options) and name each service that differs (default:"
         + " the snapshot alone).")
