@@ -14,7 +14,8 @@ import java.util.TreeMap;
  * keys under Muster's root whose values did not decode (they count for no service). What {@code muster snapshot
  * verify} compares between a snapshot and the live cluster. Immutable.
  *
- * @param revision the highest revision the namespaces were listed at (each namespace is one read)
+ * @param revision the highest revision the namespaces were listed at (each namespace is one read); 0 when there is
+ *     no namespace
  */
 record ServiceCounts(long revision, SortedMap<String, Integer> instances, List<String> undecodable) {
   ServiceCounts {
