@@ -156,6 +156,20 @@ class SnapshotCommandIT {
     }
   }
 
+  @Test
+  void saveWithNoEtcdListeningNamesTheEndpointInOneLineAndWritesNothing() throws IOException {
+    Path file = dir.resolve("never.snapshot");
+    try (ChildProcess save = MusterJar.run(EXIT, "snapshot", "save", file.toString(), "--endpoints",
+        "http://127.0.0.1:1")) {
+      assertThat(save.exitCode().getAsInt()).as("%s", save).isEqualTo(4);
+      assertThat(save.stderr()).hasSize(1);
+      assertThat(save.stderr().get(0)).startsWith("muster: no etcd member answers: http://127.0.0.1:1 (");
+    }
+    try (Stream<Path> files = Files.list(dir)) {
+      assertThat(files).isEmpty();
+    }
+  }
+
   private void register(String ns, String service, String id) {
     registrations.add(registry.register(Instance.of(service, "127.0.0.1", 9000).namespace(ns).id(id), NO_DRAIN));
   }
