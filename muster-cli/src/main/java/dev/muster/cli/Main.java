@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
     subcommands = {RegisterCommand.class, LsCommand.class, WatchCommand.class, CallCommand.class, EtcdCommand.class,
         GrpcServeCommand.class, GrpcCallCommand.class, DnsCommand.class, DoctorCommand.class,
         AuthCommand.class, KeygenCommand.class, LabCommand.class, ChaosCommand.class, SimCommand.class,
+        SnapshotCommand.class,
         CommandLine.HelpCommand.class},
     usageHelpAutoWidth = true,
     footer = {"", "Also: ./muster test (the whole test suite) and ./muster bench [--quick] (benchmarks against raw"

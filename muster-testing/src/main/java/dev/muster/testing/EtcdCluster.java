@@ -123,6 +123,16 @@ public final class EtcdCluster implements AutoCloseable, BeforeAllCallback, Afte
     return members.get(index);
   }
 
+  /**
+   * Where member {@code index} ({@code m0}, {@code m1}, ...) of a cluster kept in {@code dataDir} ({@link
+   * Builder#dataDir}) has etcd's data directory: {@code dataDir/m<index>/data}. Filled before the first start, e.g.
+   * by {@code etcdctl snapshot restore --name m0 --data-dir} this path, it makes a one-member cluster start on the
+   * restored data: etcd then takes the membership from the data and not from the launcher's flags.
+   */
+  public static Path memberDataDir(Path dataDir, int index) {
+    return dataDir.resolve("m" + index).resolve(EtcdMember.DATA_DIR);
+  }
+
   /** Every member's client URL. */
   public synchronized List<URI> endpoints() {
     return members.stream().map(EtcdMember::clientUrl).toList();

@@ -27,6 +27,8 @@ import java.util.concurrent.TimeoutException;
  */
 public final class EtcdMember {
   private static final Duration STOP_GRACE = Duration.ofSeconds(10);
+  /** The subdirectory of a member's directory that is etcd's {@code --data-dir}. */
+  static final String DATA_DIR = "data";
 
   private final String name;
   private final int index;
@@ -47,7 +49,7 @@ public final class EtcdMember {
     this.index = index;
     this.clientPort = clientPort;
     this.peerPort = peerPort;
-    this.dataDir = memberDir.resolve("data");
+    this.dataDir = memberDir.resolve(DATA_DIR);
     this.logFile = memberDir.resolve("etcd.log");
     this.binary = binary;
   }
