@@ -30,6 +30,9 @@ final class AuthCommand implements Runnable {
   @Spec
   CommandSpec spec;
 
+  @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+  boolean help;
+
   @Override
   public void run() {
     spec.commandLine().usage(spec.commandLine().getOut());

@@ -49,6 +49,17 @@ class CommandLineConsistencyTest {
   }
 
   @Test
+  void everyCommandAndSubcommandTakesHelp() {
+    List<String> without = new ArrayList<>();
+    allCommands().forEach((name, cli) -> {
+      if (!name.equals("muster help") && cli.getCommandSpec().findOption("--help") == null) {
+        without.add(name);
+      }
+    });
+    assertThat(without).as("commands without --help").isEmpty();
+  }
+
+  @Test
   void helpRendersWithoutFormatWarnings() {
     allCommands().forEach((name, cli) -> assertThat(cli.getUsageMessage()).as(name)
         .doesNotContain("${DEFAULT-VALUE}").doesNotContain("%n"));

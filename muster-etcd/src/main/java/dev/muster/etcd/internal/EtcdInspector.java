@@ -64,17 +64,34 @@ public final class EtcdInspector implements AutoCloseable {
     return connection.client();
   }
 
+  /**
+   * Starts every call first, then waits for each until one shared deadline: all members are asked at once (no
+   * thread pool in between, whose size on a 2-core machine would make them one at a time).
+   */
   public List<MemberStatus> status(List<URI> endpoints, Duration timeout) {
-    List<CompletableFuture<MemberStatus>> calls = new ArrayList<>();
+    List<CompletableFuture<StatusResponse>> calls = new ArrayList<>();
     for (URI endpoint : endpoints) {
-      calls.add(CompletableFuture.supplyAsync(() -> status(endpoint, timeout)));
+      CompletableFuture<StatusResponse> call;
+      try {
+        call = statusCall(endpoint);
+      } catch (RuntimeException e) {
+        call = CompletableFuture.failedFuture(e);
+      }
+      calls.add(call);
     }
-    return calls.stream().map(CompletableFuture::join).toList();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    List<MemberStatus> out = new ArrayList<>();
+    for (int i = 0; i < endpoints.size(); i++) {
+      Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+      out.add(status(endpoints.get(i), calls.get(i), left, timeout));
+    }
+    return out;
   }
 
-  private MemberStatus status(URI endpoint, Duration timeout) {
+  private static MemberStatus status(URI endpoint, CompletableFuture<StatusResponse> call, Duration left,
+      Duration timeout) {
     try {
-      StatusResponse r = EtcdOps.await("read the status of " + endpoint, statusCall(endpoint), timeout);
+      StatusResponse r = EtcdOps.await("read the status of " + endpoint, call, left);
       return new MemberStatus(endpoint, null, hex(r.getHeader().getMemberId()), r.getVersion(), r.getDbSize(),
           r.getDbSizeInUse(), hex(r.getLeader()), r.getRaftTerm(), r.getRaftIndex(), r.getRaftAppliedIndex(),
           r.isLearner(), r.getErrorList());
