@@ -6,9 +6,7 @@ import dev.muster.dns.DnsGateway;
 import dev.muster.etcd.EtcdRegistry;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -102,7 +100,7 @@ final class DnsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    DnsConfig config = DnsConfig.builder().listen(listenAddress(listen)).domain(domain).namespaces(namespaces)
+    DnsConfig config = DnsConfig.builder().listen(HostPort.listenAddress(listen, "8053")).domain(domain).namespaces(namespaces)
         .ttl(ttl).staleTtl(staleTtl).zone(zone).rateLimit(rateLimit, rateBurst).slip(slip).udpThreads(udpThreads)
         .maxTcpConnections(maxTcpConnections).tcpIdleTimeout(tcpIdleTimeout).servicesRefresh(servicesRefresh)
         .maxUdpPayload(maxUdpPayload).build();
@@ -131,22 +129,5 @@ final class DnsCommand implements Callable<Integer> {
     JsonLines.print(out, line);
     stopped.await();
     return 0;
-  }
-
-  /** {@code IP:PORT}: the host must be an IP literal (a name would need a lookup, and DNS is what we serve). */
-  static InetSocketAddress listenAddress(String value) {
-    HostPort hp = HostPort.parse("--listen", value);
-    if (hp.port() < 0 || hp.port() > 65_535) {
-      throw new Errors.UsageException("--listen " + value + ": the port is not 0-65535");
-    }
-    try {
-      if (!Character.isDigit(hp.host().isEmpty() ? 'x' : hp.host().charAt(0)) && hp.host().indexOf(':') < 0) {
-        throw new UnknownHostException(hp.host());
-      }
-      return new InetSocketAddress(InetAddress.getByName(hp.host()), hp.port());
-    } catch (UnknownHostException e) {
-      throw new Errors.UsageException("--listen " + value + ": use an IP address such as 127.0.0.1:8053 or"
-          + " [::1]:8053, not a host name");
-    }
   }
 }
