@@ -11,6 +11,7 @@
   let source = null;
   let session = { allowDrain: false };
   let events = [];
+  let lastData = null; // the last page data rendered: the banner alone changing re-renders nothing
   const MAX_EVENTS = 500;
 
   function el(tag, attrs, ...children) {
@@ -48,6 +49,7 @@
     }
     main.replaceChildren(el('p', { class: 'sub', text: 'loading…' }));
     events = [];
+    lastData = null;
     const q = new URLSearchParams({ page: r.page });
     if (r.page === 'service') { q.set('ns', r.ns); q.set('service', r.service); }
     source = new EventSource('/api/stream?' + q.toString());
@@ -59,6 +61,9 @@
 
   function render(r, state) {
     showBanner(state.banner);
+    const data = JSON.stringify(state.data);
+    if (data === lastData) return;
+    lastData = data;
     if (r.page === 'overview') renderOverview(state.data);
     else if (r.page === 'service') renderService(state.data);
     else if (r.page === 'cluster') renderCluster(state.data);
@@ -97,38 +102,71 @@
     main.replaceChildren(...nodes);
   }
 
+  // The service page is patched, not rebuilt: TTLs count down every second, and a row that did not change keeps
+  // its elements (a Drain button stays where the pointer is).
   function renderService(d) {
-    const nodes = [el('h1', {}, 'service ', el('code', { text: d.namespace + '/' + d.service })),
-      el('p', { class: 'sub', text: d.instances.length + ' instance(s) at revision ' + d.revision + (d.known ? '' : ' — not (yet) found in the registry') })];
-    if (d.leaseProblem) nodes.push(el('p', { class: 'error', text: 'leases: ' + d.leaseProblem }));
+    const key = d.namespace + '/' + d.service + '/' + session.allowDrain;
+    let view = document.getElementById('service-view');
+    if (!view || view.dataset.key !== key) {
+      view = el('div', { id: 'service-view' }, el('h1', {}, 'service ', el('code', { text: d.namespace + '/' + d.service })),
+        el('p', { class: 'sub' }), el('p', { class: 'error lease-problem' }), el('div', { class: 'instances' }));
+      view.dataset.key = key;
+      main.replaceChildren(view);
+    }
+    view.querySelector('.sub').textContent = d.instances.length + ' instance(s) at revision ' + d.revision + (d.known ? '' : ' — not (yet) found in the registry');
+    const problem = view.querySelector('.lease-problem');
+    problem.textContent = d.leaseProblem ? 'leases: ' + d.leaseProblem : '';
+    problem.hidden = !d.leaseProblem;
+    const box = view.querySelector('.instances');
     if (!d.instances.length) {
-      nodes.push(el('div', { class: 'empty', text: 'No instance registered.' }));
-    } else {
+      if (!box.querySelector('.empty')) box.replaceChildren(el('div', { class: 'empty', text: 'No instance registered.' }));
+      return;
+    }
+    let body = box.querySelector('tbody');
+    if (!body) {
       const headers = ['Id', 'Address', 'State', 'Zone', 'Weight', 'Version', 'Tags', 'Metadata', 'Lease', 'TTL left', 'Registered at'];
       if (session.allowDrain) headers.push('');
-      nodes.push(table(headers, d.instances.map(i => {
-        const meta = el('td', { class: 'meta' });
-        for (const [k, v] of Object.entries(i.metadata || {})) meta.appendChild(el('span', { class: 'kv' }, el('b', { text: k + '=' }), v));
-        const cells = [el('td', { class: 'mono id', text: i.id }), el('td', { class: 'mono', text: i.address }),
-          el('td', { class: 'state state-' + i.state, text: i.state }), el('td', { text: i.zone || '—' }),
-          el('td', { class: 'num', text: String(i.weight) }), el('td', { text: i.version }),
-          el('td', {}, ...(i.tags || []).map(t => el('span', { class: 'chip', text: t }))), meta,
-          el('td', { class: 'mono', text: i.lease === undefined ? '…' : i.lease }),
-          el('td', { class: 'num ttl', text: i.ttlLeft === undefined ? '…' : i.ttlLeft + ' s / ' + i.ttlGranted + ' s' }),
-          el('td', { class: 'mono', text: i.registeredAt ? i.registeredAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '—' })];
-        if (session.allowDrain) {
-          const td = el('td');
-          if (i.state === 'UP') {
-            const b = el('button', { class: 'drain', type: 'button', text: 'Drain' });
-            b.addEventListener('click', () => drain(b, d, i));
-            td.appendChild(b);
-          }
-          cells.push(td);
-        }
-        return el('tr', { 'data-id': i.id, 'data-version': i.version }, ...cells);
-      })));
+      box.replaceChildren(table(headers, []));
+      body = box.querySelector('tbody');
     }
-    main.replaceChildren(...nodes);
+    const old = new Map(Array.from(body.children).map(r => [r.dataset.key, r]));
+    const rows = d.instances.map(i => {
+      const sig = JSON.stringify(Object.assign({}, i, { ttlLeft: undefined }));
+      let r = old.get(i.version + '/' + i.id);
+      if (!r || r.dataset.sig !== sig) r = instanceRow(d, i, sig);
+      else r.querySelector('td.ttl').textContent = ttl(i);
+      return r;
+    });
+    if (rows.length !== body.children.length || rows.some((r, n) => body.children[n] !== r)) body.replaceChildren(...rows);
+  }
+
+  function ttl(i) {
+    return i.ttlLeft === undefined ? '…' : i.ttlLeft + ' s / ' + i.ttlGranted + ' s';
+  }
+
+  function instanceRow(d, i, sig) {
+    const meta = el('td', { class: 'meta' });
+    for (const [k, v] of Object.entries(i.metadata || {})) meta.appendChild(el('span', { class: 'kv' }, el('b', { text: k + '=' }), v));
+    const cells = [el('td', { class: 'mono id', text: i.id }), el('td', { class: 'mono', text: i.address }),
+      el('td', { class: 'state state-' + i.state, text: i.state }), el('td', { text: i.zone || '—' }),
+      el('td', { class: 'num', text: String(i.weight) }), el('td', { text: i.version }),
+      el('td', {}, ...(i.tags || []).map(t => el('span', { class: 'chip', text: t }))), meta,
+      el('td', { class: 'mono', text: i.lease === undefined ? '…' : i.lease }),
+      el('td', { class: 'num ttl', text: ttl(i) }),
+      el('td', { class: 'mono', text: i.registeredAt ? i.registeredAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '—' })];
+    if (session.allowDrain) {
+      const td = el('td');
+      if (i.state === 'UP') {
+        const b = el('button', { class: 'drain', type: 'button', text: 'Drain' });
+        b.addEventListener('click', () => drain(b, d, i));
+        td.appendChild(b);
+      }
+      cells.push(td);
+    }
+    const r = el('tr', { 'data-id': i.id, 'data-version': i.version }, ...cells);
+    r.dataset.key = i.version + '/' + i.id;
+    r.dataset.sig = sig;
+    return r;
   }
 
   function say(text, ok) {
