@@ -155,7 +155,7 @@ class ConsoleIT {
       await("stale banner").atMost(Duration.ofSeconds(30)).until(banner::isDisplayed);
       System.out.printf("console: etcd SIGKILL -> stale banner %d ms%n", ms(System.nanoTime() - down));
       await("stale age").atMost(Duration.ofSeconds(10))
-          .until(() -> banner.getText().matches("etcd unreachable — data stale for [1-9]\\d* s.*"));
+          .until(() -> banner.getText().matches("(?s)etcd unreachable — data stale for [1-9]\\d* s.*"));
       assertThat(rows()).hasSize(2); // the last set is still shown
       shot("stale");
       long up = System.nanoTime();

@@ -47,6 +47,7 @@
     for (const id of ['overview', 'events', 'cluster']) {
       document.getElementById('nav-' + id).classList.toggle('active', r.page === id || (id === 'overview' && r.page === 'service'));
     }
+    notice.hidden = true;
     main.replaceChildren(el('p', { class: 'sub', text: 'loading…' }));
     events = [];
     lastData = null;
@@ -72,7 +73,8 @@
 
   function showBanner(b) {
     if (b && b.stale) {
-      banner.textContent = 'etcd unreachable — data stale for ' + b.staleSeconds + ' s' + (b.reason ? ' (' + b.reason + ')' : '');
+      banner.replaceChildren(el('span', { class: 'headline', text: 'etcd unreachable — data stale for ' + b.staleSeconds + ' s' }),
+        el('span', { class: 'reason', text: b.reason || '' }));
       banner.hidden = false;
     } else {
       banner.hidden = true;
@@ -108,7 +110,7 @@
     const key = d.namespace + '/' + d.service + '/' + session.allowDrain;
     let view = document.getElementById('service-view');
     if (!view || view.dataset.key !== key) {
-      view = el('div', { id: 'service-view' }, el('h1', {}, 'service ', el('code', { text: d.namespace + '/' + d.service })),
+      view = el('div', { id: 'service-view' }, el('a', { class: 'back', href: '#/', text: '← all services' }), el('h1', {}, 'service ', el('code', { text: d.namespace + '/' + d.service })),
         el('p', { class: 'sub' }), el('p', { class: 'error lease-problem' }), el('div', { class: 'instances' }));
       view.dataset.key = key;
       main.replaceChildren(view);
@@ -153,7 +155,7 @@
       el('td', {}, ...(i.tags || []).map(t => el('span', { class: 'chip', text: t }))), meta,
       el('td', { class: 'mono', text: i.lease === undefined ? '…' : i.lease }),
       el('td', { class: 'num ttl', text: ttl(i) }),
-      el('td', { class: 'mono', text: i.registeredAt ? i.registeredAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '—' })];
+      el('td', { class: 'mono when', text: i.registeredAt ? i.registeredAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '—' })];
     if (session.allowDrain) {
       const td = el('td');
       if (i.state === 'UP') {
@@ -209,7 +211,7 @@
   function drawEvents() {
     const body = document.querySelector('#events tbody');
     body.replaceChildren(...events.slice().reverse().map(e => el('tr', { 'data-type': e.type },
-      el('td', { class: 'mono', text: e.at.replace('T', ' ').replace(/\.\d+Z$/, 'Z') }),
+      el('td', { class: 'mono when', text: e.at.replace('T', ' ').replace(/\.\d+Z$/, 'Z') }),
       el('td', { class: 'ev-' + e.type, text: e.type }), el('td', { text: e.namespace + '/' + e.service }),
       el('td', { class: 'mono', text: e.id ? e.version + '/' + e.id : '' }), el('td', { text: e.detail }))));
   }
@@ -224,16 +226,16 @@
   function renderCluster(d) {
     const nodes = [el('h1', { text: 'etcd cluster' })];
     if (d.loading) { nodes.push(el('p', { class: 'sub', text: 'reading member status…' })); main.replaceChildren(...nodes); return; }
-    nodes.push(el('p', { class: 'sub', text: 'leader ' + (d.leader || 'none') + ' · revision ' + d.revision + ' · read at ' + d.readAt }));
+    nodes.push(el('p', { class: 'sub', text: 'leader ' + (d.leader || 'none') + ' · revision ' + d.revision + ' · read at ' + d.readAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z') }));
     if (d.problem) nodes.push(el('p', { class: 'error', text: d.problem }));
     nodes.push(table(['Endpoint', 'Member', 'Role', 'Version', 'DB size / quota ' + size(d.quota), 'In use', 'Raft term / index', 'Errors'],
       d.members.map(m => {
         if (!m.answered) return el('tr', {}, el('td', { class: 'mono', text: m.endpoint }), el('td', { class: 'error', colspan: '7', text: m.failure }));
         const bar = el('span', { class: 'bar' + (m.dbPercent >= 80 ? ' warn' : '') }, el('span'));
-        bar.firstChild.style.width = Math.min(100, m.dbPercent) + '%';
+        bar.firstChild.style.width = Math.max(2, Math.min(100, m.dbPercent)) + '%';
         return el('tr', {}, el('td', { class: 'mono', text: m.endpoint }), el('td', { class: 'mono', text: m.id + (m.name ? ' (' + m.name + ')' : '') }),
           el('td', { text: m.leader ? 'leader' : (m.learner ? 'learner' : 'follower') }), el('td', { text: m.version }),
-          el('td', {}, bar, size(m.dbSize) + ' (' + m.dbPercent + ' %)'), el('td', { class: 'num', text: size(m.dbSizeInUse) }),
+          el('td', {}, bar, size(m.dbSize) + ' (' + (m.dbSize > 0 && m.dbPercent < 0.1 ? '< 0.1' : m.dbPercent) + ' %)'), el('td', { class: 'num', text: size(m.dbSizeInUse) }),
           el('td', { class: 'num', text: m.raftTerm + ' / ' + m.raftIndex }), el('td', { class: 'error', text: (m.errors || []).join('; ') }));
       })));
     nodes.push(el('h2', { text: 'Alarms' }));
