@@ -5,7 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.muster.testing.ChildProcess;
+import dev.muster.etcd.EtcdAuth;
+import dev.muster.etcd.EtcdConfig;
 import dev.muster.testing.EtcdCluster;
+import dev.muster.testing.TempDirs;
+import dev.muster.testing.TestPki;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
@@ -44,6 +48,13 @@ import org.openqa.selenium.chrome.ChromeOptions;
 class ConsoleIT {
   @RegisterExtension
   static EtcdCluster etcd = EtcdCluster.builder().members(1).build();
+
+  private static final Path DIR = TempDirs.create("muster-console-it-");
+  private static final TestPki PKI = TestPki.create(DIR.resolve("pki"));
+
+  /** TLS only, with auth: the console connects as a password user that may read the namespace, not write. */
+  @RegisterExtension
+  static EtcdCluster secured = EtcdCluster.builder().members(1).tls(PKI).auth().build();
 
   private static final String XSS = "<img src=x onerror=alert(1)>";
   private static final Duration EXIT = Duration.ofSeconds(30);
@@ -191,6 +202,38 @@ class ConsoleIT {
       assertThat(page.headers().firstValue("Content-Security-Policy")).hasValue("default-src 'self'");
       assertThat(page.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
       assertThat(text("tr[data-id='r1'] td.state")).isEqualTo("UP");
+    }
+  }
+
+  @Test
+  void overTlsAndAuthAReaderSeesTheServiceAndTheRefusedDrainIsShownOnThePage() throws Exception {
+    TestPki.Pair root = PKI.client("root");
+    try (EtcdAuth auth = EtcdAuth.connect(EtcdConfig.builder().endpoints(secured.endpointsString())
+        .tls(PKI.ca(), root.certificate(), root.key()).build())) {
+      auth.addUser("viewer", "viewer-secret");
+      auth.grantConsumer("default", null, "viewer"); // read on the namespace (not the root: --namespace), no write
+    }
+    Path password = Files.writeString(DIR.resolve("viewer-password"), "viewer-secret\n");
+    TestPki.Pair client = PKI.client("muster-test-client");
+    String[] tls = {"--endpoints", secured.endpointsString(), "--cacert", PKI.ca().toString(), "--cert",
+        client.certificate().toString(), "--key", client.key().toString()};
+    String[] asRoot = {"--endpoints", secured.endpointsString(), "--cacert", PKI.ca().toString(), "--cert",
+        root.certificate().toString(), "--key", root.key().toString()};
+    try (ChildProcess v1 = MusterJar.start(MusterJar.concat(new String[] {"register", "--service", "vault", "--id",
+             "v1", "--address", "127.0.0.1:7301", "--ttl", "3s"}, asRoot));
+         ChildProcess console = MusterJar.start(MusterJar.concat(MusterJar.concat(new String[] {"console", "--listen",
+             "127.0.0.1:0", "--allow-drain", "--namespace", "default", "--user", "viewer", "--password-file",
+             password.toString()}, tls)))) {
+      MusterJar.awaitEvent(v1, "registered");
+      String url = MusterJar.awaitEvent(console, "serving").get("url").asText();
+      driver.get(url + "#/service/default/vault");
+      await("one row").atMost(Duration.ofSeconds(20)).until(() -> rows().size() == 1);
+      driver.findElement(By.cssSelector("tr[data-id='v1'] button.drain")).click();
+      await("refusal shown").atMost(Duration.ofSeconds(15)).until(() -> text("#notice").startsWith("Drain of v1 failed: "));
+      System.out.printf("console: a drain without write permission shows: %s%n", text("#notice"));
+      assertThat(text("tr[data-id='v1'] td.state")).isEqualTo("UP");
+      assertThat(driver.findElement(By.id("banner")).isDisplayed()).isFalse();
+      shot("refused-drain");
     }
   }
 
