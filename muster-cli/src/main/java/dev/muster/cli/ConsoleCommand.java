@@ -12,7 +12,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
@@ -52,8 +51,6 @@ final class ConsoleCommand implements Callable<Integer> {
           + " (default ${DEFAULT-VALUE}, etcd's own default).")
   long quota;
 
-  private final CountDownLatch stopped = new CountDownLatch(1);
-
   @Override
   public Integer call() throws InterruptedException {
     ConsoleConfig config;
@@ -73,12 +70,8 @@ final class ConsoleCommand implements Callable<Integer> {
       registry.close();
       throw new Errors.UsageException("--listen " + listen + ": " + e.getMessage());
     }
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      console.close();
-      maintenance.close();
-      registry.close();
-      stopped.countDown();
-    }, "muster-console-stop"));
+    StopOnSignal stop = StopOnSignal.install("muster-console-stop", console::close, maintenance::close,
+        registry::close);
     PrintWriter out = spec.commandLine().getOut();
     ObjectNode line = JsonLines.event("serving", Instant.now());
     line.put("url", console.url().toString());
@@ -86,7 +79,7 @@ final class ConsoleCommand implements Callable<Integer> {
     line.put("allowDrain", allowDrain);
     namespaces.forEach(line.putArray("namespaces")::add);
     JsonLines.print(out, line);
-    stopped.await();
+    stop.await();
     return 0;
   }
 

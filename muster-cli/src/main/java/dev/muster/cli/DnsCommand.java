@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -96,12 +95,10 @@ final class DnsCommand implements Callable<Integer> {
           + " ${DEFAULT-VALUE}).")
   Duration startTimeout;
 
-  private final CountDownLatch stopped = new CountDownLatch(1);
-
   @Override
   public Integer call() throws InterruptedException {
-    DnsConfig config = DnsConfig.builder().listen(HostPort.listenAddress(listen, "8053")).domain(domain).namespaces(namespaces)
-        .ttl(ttl).staleTtl(staleTtl).zone(zone).rateLimit(rateLimit, rateBurst).slip(slip).udpThreads(udpThreads)
+    DnsConfig config = DnsConfig.builder().listen(HostPort.listenAddress(listen, "8053")).domain(domain)
+        .namespaces(namespaces).ttl(ttl).staleTtl(staleTtl).zone(zone).rateLimit(rateLimit, rateBurst).slip(slip).udpThreads(udpThreads)
         .maxTcpConnections(maxTcpConnections).tcpIdleTimeout(tcpIdleTimeout).servicesRefresh(servicesRefresh)
         .maxUdpPayload(maxUdpPayload).build();
     EtcdRegistry registry = EtcdRegistry.connect(etcd.etcdConfig());
@@ -112,12 +109,7 @@ final class DnsCommand implements Callable<Integer> {
       registry.close();
       throw new Errors.UsageException(e.getMessage());
     }
-    Thread stopper = new Thread(() -> {
-      gateway.close();
-      registry.close();
-      stopped.countDown();
-    }, "muster-dns-stop");
-    Runtime.getRuntime().addShutdownHook(stopper);
+    StopOnSignal stop = StopOnSignal.install("muster-dns-stop", gateway::close, registry::close);
     PrintWriter out = spec.commandLine().getOut();
     ObjectNode line = JsonLines.event("serving", Instant.now());
     InetSocketAddress bound = gateway.address();
@@ -127,7 +119,7 @@ final class DnsCommand implements Callable<Integer> {
     ObjectNode services = line.putObject("services");
     gateway.services().forEach((ns, names) -> names.forEach(services.putArray(ns)::add));
     JsonLines.print(out, line);
-    stopped.await();
+    stop.await();
     return 0;
   }
 }
