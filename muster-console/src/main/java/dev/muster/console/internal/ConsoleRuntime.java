@@ -56,7 +56,7 @@ public final class ConsoleRuntime implements AutoCloseable {
       throw new UncheckedIOException("cannot listen on " + config.listen() + ": " + e.getMessage(), e);
     }
     EventRing ring = new EventRing(config.eventCapacity(), clock);
-    ScheduledExecutorService pumpThread = Executors.newSingleThreadScheduledExecutor(named("muster-console-pump"));
+    ScheduledExecutorService pumpThread = Executors.newSingleThreadScheduledExecutor(one("muster-console-pump"));
     Pump[] pumpRef = new Pump[1];
     ServiceDirectory directory = new ServiceDirectory(registry, config.namespaces(), ring, () -> pumpRef[0].wake(),
         clock);
@@ -64,13 +64,13 @@ public final class ConsoleRuntime implements AutoCloseable {
         config.clusterRefresh(), clock);
     Pump pump = new Pump(directory, ring, reader, config.quota(), clock, pumpThread);
     pumpRef[0] = pump;
-    ExecutorService http = Executors.newFixedThreadPool(config.maxClients() + 8, named("muster-console-http"));
-    InetSocketAddress bound = (InetSocketAddress) server.getAddress();
+    ExecutorService http = Executors.newFixedThreadPool(config.maxClients() + 8, numbered("muster-console-http-"));
+    InetSocketAddress bound = server.getAddress();
     new Routes(pump, ring, etcd, registry.config().layout(), config, bound).install(server);
     server.setExecutor(http);
     ScheduledExecutorService directoryThread =
-        Executors.newSingleThreadScheduledExecutor(named("muster-console-directory"));
-    ScheduledExecutorService etcdThread = Executors.newSingleThreadScheduledExecutor(named("muster-console-etcd"));
+        Executors.newSingleThreadScheduledExecutor(one("muster-console-directory"));
+    ScheduledExecutorService etcdThread = Executors.newSingleThreadScheduledExecutor(one("muster-console-etcd"));
     directoryThread.scheduleWithFixedDelay(directory::refresh, 0, config.directoryRefresh().toMillis(),
         TimeUnit.MILLISECONDS);
     etcdThread.scheduleWithFixedDelay(reader::refresh, 0, 500, TimeUnit.MILLISECONDS);
@@ -102,12 +102,18 @@ public final class ConsoleRuntime implements AutoCloseable {
     directory.close();
   }
 
-  private static ThreadFactory named(String name) {
+  private static ThreadFactory one(String name) {
+    return r -> daemon(r, name);
+  }
+
+  private static ThreadFactory numbered(String prefix) {
     AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, name + (name.endsWith("http") ? "-" + n.incrementAndGet() : ""));
-      t.setDaemon(true);
-      return t;
-    };
+    return r -> daemon(r, prefix + n.incrementAndGet());
+  }
+
+  private static Thread daemon(Runnable r, String name) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    return t;
   }
 }
