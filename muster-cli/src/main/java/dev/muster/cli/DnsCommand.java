@@ -6,14 +6,11 @@ import dev.muster.dns.DnsGateway;
 import dev.muster.etcd.EtcdRegistry;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -98,12 +95,10 @@ final class DnsCommand implements Callable<Integer> {
           + " ${DEFAULT-VALUE}).")
   Duration startTimeout;
 
-  private final CountDownLatch stopped = new CountDownLatch(1);
-
   @Override
   public Integer call() throws InterruptedException {
-    DnsConfig config = DnsConfig.builder().listen(listenAddress(listen)).domain(domain).namespaces(namespaces)
-        .ttl(ttl).staleTtl(staleTtl).zone(zone).rateLimit(rateLimit, rateBurst).slip(slip).udpThreads(udpThreads)
+    DnsConfig config = DnsConfig.builder().listen(HostPort.listenAddress(listen, "8053")).domain(domain)
+        .namespaces(namespaces).ttl(ttl).staleTtl(staleTtl).zone(zone).rateLimit(rateLimit, rateBurst).slip(slip).udpThreads(udpThreads)
         .maxTcpConnections(maxTcpConnections).tcpIdleTimeout(tcpIdleTimeout).servicesRefresh(servicesRefresh)
         .maxUdpPayload(maxUdpPayload).build();
     EtcdRegistry registry = EtcdRegistry.connect(etcd.etcdConfig());
@@ -114,12 +109,7 @@ final class DnsCommand implements Callable<Integer> {
       registry.close();
       throw new Errors.UsageException(e.getMessage());
     }
-    Thread stopper = new Thread(() -> {
-      gateway.close();
-      registry.close();
-      stopped.countDown();
-    }, "muster-dns-stop");
-    Runtime.getRuntime().addShutdownHook(stopper);
+    StopOnSignal stop = StopOnSignal.install("muster-dns-stop", gateway::close, registry::close);
     PrintWriter out = spec.commandLine().getOut();
     ObjectNode line = JsonLines.event("serving", Instant.now());
     InetSocketAddress bound = gateway.address();
@@ -129,24 +119,7 @@ final class DnsCommand implements Callable<Integer> {
     ObjectNode services = line.putObject("services");
     gateway.services().forEach((ns, names) -> names.forEach(services.putArray(ns)::add));
     JsonLines.print(out, line);
-    stopped.await();
+    stop.await();
     return 0;
-  }
-
-  /** {@code IP:PORT}: the host must be an IP literal (a name would need a lookup, and DNS is what we serve). */
-  static InetSocketAddress listenAddress(String value) {
-    HostPort hp = HostPort.parse("--listen", value);
-    if (hp.port() < 0 || hp.port() > 65_535) {
-      throw new Errors.UsageException("--listen " + value + ": the port is not 0-65535");
-    }
-    try {
-      if (!Character.isDigit(hp.host().isEmpty() ? 'x' : hp.host().charAt(0)) && hp.host().indexOf(':') < 0) {
-        throw new UnknownHostException(hp.host());
-      }
-      return new InetSocketAddress(InetAddress.getByName(hp.host()), hp.port());
-    } catch (UnknownHostException e) {
-      throw new Errors.UsageException("--listen " + value + ": use an IP address such as 127.0.0.1:8053 or"
-          + " [::1]:8053, not a host name");
-    }
   }
 }

@@ -34,4 +34,24 @@ record HostPort(String host, int port) {
     }
     return new HostPort(host, Integer.parseInt(port));
   }
+
+  /**
+   * The {@code --listen IP:PORT} of a server command: the host must be an IP literal (a name would need a lookup);
+   * port 0 picks a free one. {@code examplePort} goes into the message.
+   */
+  static java.net.InetSocketAddress listenAddress(String value, String examplePort) {
+    HostPort hp = parse("--listen", value);
+    if (hp.port() < 0 || hp.port() > 65_535) {
+      throw new Errors.UsageException("--listen " + value + ": the port is not 0-65535");
+    }
+    try {
+      if (!Character.isDigit(hp.host().isEmpty() ? 'x' : hp.host().charAt(0)) && hp.host().indexOf(':') < 0) {
+        throw new java.net.UnknownHostException(hp.host());
+      }
+      return new java.net.InetSocketAddress(java.net.InetAddress.getByName(hp.host()), hp.port());
+    } catch (java.net.UnknownHostException e) {
+      throw new Errors.UsageException("--listen " + value + ": use an IP address such as 127.0.0.1:" + examplePort
+          + " or [::1]:" + examplePort + ", not a host name");
+    }
+  }
 }

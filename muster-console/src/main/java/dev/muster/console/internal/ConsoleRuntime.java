@@ -1,0 +1,119 @@
+package dev.muster.console.internal;
+
+import dev.muster.console.ConsoleConfig;
+import dev.muster.etcd.EtcdMaintenance;
+import dev.muster.etcd.EtcdRegistry;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The running console: the HTTP server and the three threads behind it.
+ *
+ * <p>Threading: {@code muster-console-directory} lists namespaces and services and opens caches
+ * ({@link ServiceDirectory}); {@code muster-console-etcd} reads leases and cluster status while viewed
+ * ({@link EtcdReader}); {@code muster-console-pump} builds pages and queues them to streams ({@link Pump}); the
+ * HTTP server's pool answers requests and writes each stream on its own thread ({@link Routes}). Caches call their
+ * listeners on their own notifier threads. Each thread owns what it writes and publishes immutable values; no lock
+ * is held across I/O or a callback. {@link #start} and {@link #close} are called once each, from one thread.
+ */
+public final class ConsoleRuntime implements AutoCloseable {
+  private final HttpServer server;
+  private final ExecutorService http;
+  private final ScheduledExecutorService directoryThread;
+  private final ScheduledExecutorService etcdThread;
+  private final ScheduledExecutorService pumpThread;
+  private final ServiceDirectory directory;
+  private final Pump pump;
+
+  private ConsoleRuntime(HttpServer server, ExecutorService http, ScheduledExecutorService directoryThread,
+      ScheduledExecutorService etcdThread, ScheduledExecutorService pumpThread, ServiceDirectory directory,
+      Pump pump) {
+    this.server = server;
+    this.http = http;
+    this.directoryThread = directoryThread;
+    this.etcdThread = etcdThread;
+    this.pumpThread = pumpThread;
+    this.directory = directory;
+    this.pump = pump;
+  }
+
+  /** Binds, lists the registry once, and serves. {@link UncheckedIOException} when the address cannot be bound. */
+  public static ConsoleRuntime start(EtcdRegistry registry, EtcdMaintenance etcd, ConsoleConfig config,
+      Clock clock) {
+    HttpServer server;
+    try {
+      server = HttpServer.create(config.listen(), 64);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot listen on " + config.listen() + ": " + e.getMessage(), e);
+    }
+    EventRing ring = new EventRing(config.eventCapacity(), clock);
+    ScheduledExecutorService pumpThread = Executors.newSingleThreadScheduledExecutor(one("muster-console-pump"));
+    Pump[] pumpRef = new Pump[1];
+    ServiceDirectory directory = new ServiceDirectory(registry, config.namespaces(), ring, () -> pumpRef[0].wake(),
+        clock);
+    EtcdReader reader = new EtcdReader(etcd, registry.config().layout(), config.leaseRefresh(),
+        config.clusterRefresh(), clock);
+    Pump pump = new Pump(directory, ring, reader, config.quota(), clock, pumpThread);
+    pumpRef[0] = pump;
+    ExecutorService http = Executors.newFixedThreadPool(config.maxClients() + 8, numbered("muster-console-http-"));
+    InetSocketAddress bound = server.getAddress();
+    new Routes(pump, ring, etcd, registry.config().layout(), config, bound).install(server);
+    server.setExecutor(http);
+    ScheduledExecutorService directoryThread =
+        Executors.newSingleThreadScheduledExecutor(one("muster-console-directory"));
+    ScheduledExecutorService etcdThread = Executors.newSingleThreadScheduledExecutor(one("muster-console-etcd"));
+    directoryThread.scheduleWithFixedDelay(directory::refresh, 0, config.directoryRefresh().toMillis(),
+        TimeUnit.MILLISECONDS);
+    etcdThread.scheduleWithFixedDelay(reader::refresh, 0, 500, TimeUnit.MILLISECONDS);
+    pump.start();
+    server.start();
+    return new ConsoleRuntime(server, http, directoryThread, etcdThread, pumpThread, directory, pump);
+  }
+
+  public InetSocketAddress address() {
+    return server.getAddress();
+  }
+
+  /** Stops serving (streams end), stops the threads, closes the caches. Idempotent. */
+  @Override
+  public void close() {
+    pump.closeAll();
+    server.stop(0);
+    for (ExecutorService e : new ExecutorService[] {directoryThread, etcdThread, pumpThread, http}) {
+      e.shutdownNow();
+    }
+    for (ExecutorService e : new ExecutorService[] {directoryThread, etcdThread, pumpThread, http}) {
+      try {
+        e.awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    directory.close();
+  }
+
+  private static ThreadFactory one(String name) {
+    return r -> daemon(r, name);
+  }
+
+  private static ThreadFactory numbered(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> daemon(r, prefix + n.incrementAndGet());
+  }
+
+  private static Thread daemon(Runnable r, String name) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    return t;
+  }
+}
