@@ -10,15 +10,12 @@ import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code muster console}: the live web console. Prints one {@code "event":"serving"} JSON line with the URL once it
@@ -81,34 +78,5 @@ final class ConsoleCommand implements Callable<Integer> {
     JsonLines.print(out, line);
     stop.await();
     return 0;
-  }
-
-  /** {@code 2GiB}, {@code 512MiB}, {@code 8GB}, {@code 100000}: a size in bytes, binary or decimal units. */
-  static final class SizeConverter implements ITypeConverter<Long> {
-    private static final String[][] UNITS = {{"KIB", "1024"}, {"MIB", "1048576"}, {"GIB", "1073741824"},
-        {"TIB", "1099511627776"}, {"KB", "1000"}, {"MB", "1000000"}, {"GB", "1000000000"}, {"TB", "1000000000000"},
-        {"B", "1"}};
-
-    @Override
-    public Long convert(String value) {
-      String v = value.trim().toUpperCase(Locale.ROOT);
-      long factor = 1;
-      for (String[] u : UNITS) {
-        if (v.endsWith(u[0])) {
-          factor = Long.parseLong(u[1]);
-          v = v.substring(0, v.length() - u[0].length()).trim();
-          break;
-        }
-      }
-      try {
-        long n = Long.parseLong(v);
-        if (n <= 0) {
-          throw new NumberFormatException();
-        }
-        return Math.multiplyExact(n, factor);
-      } catch (NumberFormatException | ArithmeticException e) {
-        throw new TypeConversionException("'" + value + "' is not a size: write it like 2GiB, 512MiB or 8GB");
-      }
-    }
   }
 }

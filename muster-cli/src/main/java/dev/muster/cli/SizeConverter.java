@@ -34,7 +34,7 @@ final class SizeConverter implements ITypeConverter<Long> {
       default -> 1L << 40; // TiB
     };
     if (n == 0 || n > Long.MAX_VALUE / factor) {
-      throw new TypeConversionException("'" + value + "' is not a usable size: use more than 0 and less than 8 EiB");
+      throw new TypeConversionException("'" + value + "' is not a usable size: use more than 0 and less than 8 EiB, written like 2GiB");
     }
     return n * factor;
   }

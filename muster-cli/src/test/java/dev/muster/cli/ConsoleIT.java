@@ -231,6 +231,8 @@ class ConsoleIT {
       driver.findElement(By.cssSelector("tr[data-id='v1'] button.drain")).click();
       await("refusal shown").atMost(Duration.ofSeconds(15)).until(() -> text("#notice").startsWith("Drain of v1 failed: "));
       System.out.printf("console: a drain without write permission shows: %s%n", text("#notice"));
+      assertThat(text("#notice")).contains("etcd user \"viewer\" may not drain /muster/default/vault/v1/v1",
+          "it needs readwrite on /muster/default/vault/");
       assertThat(text("tr[data-id='v1'] td.state")).isEqualTo("UP");
       assertThat(driver.findElement(By.id("banner")).isDisplayed()).isFalse();
       shot("refused-drain");

@@ -117,18 +117,18 @@ public final class EtcdInspector implements AutoCloseable {
   }
 
   public List<Member> members() {
-    return call("list the cluster's members", c -> c.getClusterClient().listMember()).getMembers().stream()
+    return call("list the cluster's members", "etcd's root role", c -> c.getClusterClient().listMember()).getMembers().stream()
         .map(m -> new Member(hex(m.getId()), m.getName(), m.getPeerURIs(), m.getClientURIs(), m.isLearner()))
         .toList();
   }
 
   public List<Alarm> alarms() {
-    return call("list the alarms", c -> c.getMaintenanceClient().listAlarms()).getAlarms().stream()
+    return call("list the alarms", "etcd's root role", c -> c.getMaintenanceClient().listAlarms()).getAlarms().stream()
         .map(a -> new Alarm(hex(a.getMemberId()), a.getAlarmType().name())).toList();
   }
 
   public Keys keys(String prefix) {
-    GetResponse r = call("list " + prefix, c -> c.getKVClient().get(EtcdOps.bytes(prefix),
+    GetResponse r = call("list " + prefix, "read on " + prefix, c -> c.getKVClient().get(EtcdOps.bytes(prefix),
         io.etcd.jetcd.options.GetOption.builder().isPrefix(true).build()));
     List<StoredKey> keys = new ArrayList<>(r.getKvs().size());
     for (KeyValue kv : r.getKvs()) {
@@ -139,7 +139,7 @@ public final class EtcdInspector implements AutoCloseable {
   }
 
   public Optional<LeaseTtl> lease(long id) {
-    var r = call("read lease " + Long.toHexString(id), c -> c.getLeaseClient().timeToLive(id, LeaseOption.DEFAULT));
+    var r = call("read lease " + Long.toHexString(id), "read on the keys of the lease", c -> c.getLeaseClient().timeToLive(id, LeaseOption.DEFAULT));
     return r.getTTL() < 0 ? Optional.empty()
         : Optional.of(new LeaseTtl(id, Duration.ofSeconds(r.getGrantedTTL()), Duration.ofSeconds(r.getTTL())));
   }
@@ -148,13 +148,13 @@ public final class EtcdInspector implements AutoCloseable {
     try {
       return EtcdOps.await("take a snapshot", client().getMaintenanceClient().snapshot(out), timeout);
     } catch (EtcdOps.EtcdCallException e) {
-      throw failure(e);
+      throw failure(e, "take a snapshot", "etcd's root role");
     }
   }
 
   public Instance drain(InstanceKey key) {
     String etcdKey = config.layout().instanceKey(key);
-    GetResponse got = call("read " + etcdKey, c -> c.getKVClient().get(EtcdOps.bytes(etcdKey)));
+    GetResponse got = call("read " + etcdKey, "read on " + etcdKey, c -> c.getKVClient().get(EtcdOps.bytes(etcdKey)));
     if (got.getKvs().isEmpty()) {
       throw InvalidInputException.withMessage("instance", key.path(), "there is no instance " + key.path()
           + " (no key " + etcdKey + "): it may have left already");
@@ -177,7 +177,8 @@ public final class EtcdInspector implements AutoCloseable {
     }
     Instance draining = stored.state(InstanceState.DRAINING);
     ByteSequence k = EtcdOps.bytes(etcdKey);
-    TxnResponse r = call("drain " + etcdKey, c -> c.getKVClient().txn()
+    TxnResponse r = call("drain " + etcdKey, "readwrite on " + config.layout().servicePrefix(key.namespace(),
+        key.service()), c -> c.getKVClient().txn()
         .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.modRevision(kv.getModRevision())))
         .Then(Op.put(k, ByteSequence.from(InstanceCodec.encode(draining)),
             PutOption.builder().withLeaseId(kv.getLease()).build()))
@@ -189,17 +190,18 @@ public final class EtcdInspector implements AutoCloseable {
     return draining;
   }
 
-  private <T> T call(String what, java.util.function.Function<Client, CompletableFuture<T>> call) {
+  /** {@code what} is the action in words ("drain KEY"), {@code needed} the permission that allows it. */
+  private <T> T call(String what, String needed, java.util.function.Function<Client, CompletableFuture<T>> call) {
     try {
       return EtcdOps.await(what, call.apply(client()), config.requestTimeout());
     } catch (EtcdOps.EtcdCallException e) {
-      throw failure(e);
+      throw failure(e, what, needed);
     }
   }
 
-  private RuntimeException failure(EtcdOps.EtcdCallException e) {
+  private RuntimeException failure(EtcdOps.EtcdCallException e, String what, String needed) {
     if (e.kind() == EtcdErrors.Kind.DENIED || e.kind() == EtcdErrors.Kind.UNAUTHENTICATED) {
-      return EtcdErrors.accessDenied(config, e.kind(), e.getMessage(), "the permission for it", e.getCause());
+      return EtcdErrors.accessDenied(config, e.kind(), what, needed, e.getCause());
     }
     return new RegistryUnavailableException(e.getMessage() + " (etcd at " + config.endpoints()
         + "): check that etcd runs there", e);
