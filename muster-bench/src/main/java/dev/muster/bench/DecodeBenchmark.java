@@ -19,7 +19,7 @@ import org.openjdk.jmh.annotations.State;
  *
  * <p>Why: every PUT a consumer applies is decoded once, on the cache's single loop thread, so decode time bounds
  * how many changed instances per second a cache can absorb; encode runs on every register and update. Decode
- * includes everything the codec does on a real value: the strict UTF-8 check, Jackson's tree parse, the field
+ * includes everything the codec does on a real value: the strict UTF-8 check, Jackson's streaming parse, the field
  * checks and the {@link Instance} validation (name and address rules).
  */
 @State(Scope.Benchmark)

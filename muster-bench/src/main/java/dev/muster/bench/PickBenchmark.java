@@ -26,8 +26,8 @@ import org.openjdk.jmh.annotations.Threads;
  *
  * <p>Why: SPEC §5 says picks are lock-free reads of an immutable picker with no allocation on the hot path. Read
  * {@code gc.alloc.rate.norm} (run with {@code -prof gc}): it should be about 0 B/op for every policy and size;
- * and the time should barely grow with {@code size} (round robin and power-of-two are O(1); weighted random does a
- * binary search, O(log size)). The two-thread variants show whether picking contends (it should not: the only
+ * and the time should barely grow with {@code size} (round robin, power-of-two and weighted random (an alias table)
+ * are all O(1)). The two-thread variants show whether picking contends (it should not: the only
  * shared write is round robin's counter).
  *
  * <p>How: one balancer per trial, filled once with {@code size} instances of weights 1–100 in one zone, ejection

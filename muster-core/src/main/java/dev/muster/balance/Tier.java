@@ -7,6 +7,8 @@ import java.util.random.RandomGenerator;
 /**
  * One immutable array of candidates and the three ways of choosing among them, optionally skipping one endpoint (the
  * one a retry must avoid). Allocation-free: index arithmetic, one atomic increment or one or two random draws.
+ * Weighted random is O(1) through an alias table; a weighted pick that skips one candidate binary-searches the
+ * cumulative weights instead (retries are rare; an alias table per skipped candidate is not worth its memory).
  *
  * <p>Slow start: a candidate may carry a share {@code admit[i]} below 1. Weighted random draws it by
  * {@code weight × share}; power of two lets it into the duel with probability {@code share} (if neither drawn
@@ -23,19 +25,94 @@ final class Tier {
   private final EndpointState[] candidates;
   /** Each candidate's slow-start share, or null when none ramps. */
   private final double[] admit;
-  /** cumulative[i] = weight of candidates 0..i; weight-0 endpoints own an empty range and are never drawn. */
+  /**
+   * cumulative[i] = weight of candidates 0..i; weight-0 endpoints own an empty range and are never drawn. For a pick
+   * that must skip one candidate (a retry).
+   */
   private final long[] cumulative;
+  /**
+   * Walker's alias table (Vose's construction, in exact integers) for a weighted pick with nothing to skip, O(1):
+   * draw column {@code c} uniformly and {@code r} in [0, total); the pick is {@code c} if {@code r < keep[c]}, else
+   * {@code alias[c]}. Candidate i then has probability {@code weight(i) / total} exactly, as with the binary search
+   * over {@code cumulative} (see {@link #aliasProbabilityNumerators()}). Built once per tier, at build time.
+   */
+  private final long[] keep;
+  private final int[] alias;
 
   Tier(EndpointState[] candidates, double[] admit) {
     this.candidates = candidates;
     this.admit = admit;
-    this.cumulative = new long[candidates.length];
+    int n = candidates.length;
+    this.cumulative = new long[n];
+    long[] weights = new long[n];
     long sum = 0;
-    for (int i = 0; i < candidates.length; i++) {
+    for (int i = 0; i < n; i++) {
       int w = candidates[i].instance().weight();
-      sum += admit == null ? w : w == 0 ? 0 : Math.max(1, Math.round(w * SCALE * admit[i]));
+      weights[i] = admit == null ? w : w == 0 ? 0 : Math.max(1, Math.round(w * SCALE * admit[i]));
+      sum += weights[i];
       cumulative[i] = sum;
     }
+    this.keep = new long[n];
+    this.alias = new int[n];
+    if (sum > 0) {
+      buildAlias(weights, sum);
+    }
+  }
+
+  /**
+   * Vose: scale every weight by n so a column holds {@code total}; pair each short column (under {@code total})
+   * with a tall one that gives it the rest, until every column is full. Integers throughout, so nothing is lost to
+   * rounding: weights are at most 10,000 × {@link #SCALE} and n at most a few hundred thousand, far below 2^63.
+   */
+  private void buildAlias(long[] weights, long total) {
+    int n = weights.length;
+    long[] scaled = new long[n];
+    int[] small = new int[n];
+    int[] large = new int[n];
+    int smalls = 0;
+    int larges = 0;
+    for (int i = 0; i < n; i++) {
+      scaled[i] = weights[i] * n;
+      alias[i] = i;
+      if (scaled[i] < total) {
+        small[smalls++] = i;
+      } else {
+        large[larges++] = i;
+      }
+    }
+    while (smalls > 0 && larges > 0) {
+      int s = small[--smalls];
+      int g = large[--larges];
+      keep[s] = scaled[s];
+      alias[s] = g;
+      scaled[g] -= total - scaled[s];
+      if (scaled[g] < total) {
+        small[smalls++] = g;
+      } else {
+        large[larges++] = g;
+      }
+    }
+    while (larges > 0) {
+      keep[large[--larges]] = total;
+    }
+    while (smalls > 0) { // cannot happen with exact integers; kept so a column never points nowhere
+      keep[small[--smalls]] = total;
+    }
+  }
+
+  /**
+   * For tests: each candidate's chance under the alias table, as a numerator over {@code n × total}; equal to
+   * {@code n × weight(i)} when the table is right.
+   */
+  long[] aliasProbabilityNumerators() {
+    int n = candidates.length;
+    long total = n == 0 ? 0 : cumulative[n - 1];
+    long[] out = new long[n];
+    for (int c = 0; c < n; c++) {
+      out[c] += keep[c];
+      out[alias[c]] += total - keep[c];
+    }
+    return out;
   }
 
   int size() {
@@ -95,8 +172,12 @@ final class Tier {
     if (total <= 0) {
       return candidates[unskip(random.nextInt(choices), skip)]; // every other candidate has weight 0: uniform
     }
+    if (skip < 0) {
+      int c = random.nextInt(n);
+      return candidates[random.nextLong(total) < keep[c] ? c : alias[c]];
+    }
     long x = random.nextLong(total);
-    if (skip >= 0 && x >= skipStart) {
+    if (x >= skipStart) {
       x += skipWeight;
     }
     int lo = 0;
