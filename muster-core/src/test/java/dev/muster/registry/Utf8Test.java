@@ -33,12 +33,12 @@ class Utf8Test {
   }
 
   @Test
-  void aMillionRandomShortSequencesAgreeWithTheJdk() {
+  void threeHundredThousandRandomShortSequencesAgreeWithTheJdk() {
     SplittableRandom random = new SplittableRandom(8);
     int[] interesting = {0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1,
         0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF, 0xBB};
     int valid = 0;
-    for (int i = 0; i < 1_000_000; i++) {
+    for (int i = 0; i < 300_000; i++) {
       byte[] v = new byte[1 + random.nextInt(7)];
       for (int k = 0; k < v.length; k++) {
         v[k] = (byte) (random.nextInt(3) == 0 ? random.nextInt(256) : interesting[random.nextInt(interesting.length)]);
@@ -47,6 +47,6 @@ class Utf8Test {
       assertThat(Utf8.isValid(v)).as("%s", java.util.HexFormat.of().formatHex(v)).isEqualTo(expected);
       valid += expected ? 1 : 0;
     }
-    assertThat(valid).as("valid sequences among them").isGreaterThan(10_000);
+    assertThat(valid).as("valid sequences among them").isGreaterThan(3_000);
   }
 }
