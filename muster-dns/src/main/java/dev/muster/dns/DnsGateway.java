@@ -85,27 +85,53 @@ public final class DnsGateway implements AutoCloseable {
     }
     this.responder = new Responder(zones, config.maxUdpPayload(), clock, counters);
     this.limiter = new RateLimiter(config.rateLimit(), config.rateBurst(), config.slip(), System::nanoTime);
-    DatagramChannel u = null;
-    ServerSocket t = null;
-    try {
-      u = DatagramChannel.open(config.listen().getAddress() instanceof java.net.Inet6Address
-          ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
-      u.bind(config.listen());
-      int port = ((InetSocketAddress) u.getLocalAddress()).getPort();
-      t = new ServerSocket();
-      t.setReuseAddress(true);
-      t.bind(new InetSocketAddress(config.listen().getAddress(), port), 128);
-    } catch (IOException e) {
-      closeQuietly(u);
-      closeQuietly(t);
-      throw e;
-    }
-    this.udp = u;
-    this.tcp = t;
+    Sockets bound = bind(config.listen(), config.listen().getPort());
+    this.udp = bound.udp();
+    this.tcp = bound.tcp();
     this.connections = new ThreadPoolExecutor(0, config.maxTcpConnections(), 30, TimeUnit.SECONDS,
         new SynchronousQueue<>(), numbered("muster-dns-tcp"));
     this.acceptor = daemon("muster-dns-accept").newThread(this::acceptLoop);
     this.directoryThread = Executors.newSingleThreadScheduledExecutor(daemon("muster-dns-directory"));
+  }
+
+  /** A UDP channel and a TCP listener bound to the same address and port. */
+  record Sockets(DatagramChannel udp, ServerSocket tcp) {}
+
+  /** How many ports to try when the OS picks one (port 0) and TCP finds it taken. */
+  static final int BIND_ATTEMPTS = 32;
+
+  /**
+   * Binds UDP, then TCP on the port UDP got. With a fixed port a failure is final. With port 0 the OS picks a port
+   * free for UDP, which TCP may find taken (a listener, or the local end of an outgoing connection such as this
+   * process's own to etcd: they share the ephemeral range): then both are closed and another port is tried, up to
+   * {@link #BIND_ATTEMPTS} times. A fresh-clone test run once hit exactly that. {@code firstUdpPort} is the port asked
+   * of UDP on the first attempt ({@code listen}'s own port outside tests).
+   */
+  static Sockets bind(InetSocketAddress listen, int firstUdpPort) throws IOException {
+    for (int attempt = 1; ; attempt++) {
+      DatagramChannel u = null;
+      ServerSocket t = null;
+      try {
+        u = DatagramChannel.open(listen.getAddress() instanceof java.net.Inet6Address
+            ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
+        u.bind(new InetSocketAddress(listen.getAddress(), attempt == 1 ? firstUdpPort : listen.getPort()));
+        int port = ((InetSocketAddress) u.getLocalAddress()).getPort();
+        t = new ServerSocket();
+        t.setReuseAddress(true);
+        t.bind(new InetSocketAddress(listen.getAddress(), port), 128);
+        return new Sockets(u, t);
+      } catch (BindException e) {
+        closeQuietly(u);
+        closeQuietly(t);
+        if (listen.getPort() != 0 || attempt == BIND_ATTEMPTS) {
+          throw e;
+        }
+      } catch (IOException e) {
+        closeQuietly(u);
+        closeQuietly(t);
+        throw e;
+      }
+    }
   }
 
   /**
