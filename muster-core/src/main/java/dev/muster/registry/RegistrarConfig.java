@@ -22,6 +22,11 @@ import java.util.Objects;
  * @param shutdownHook close (drain, revoke) on JVM shutdown, e.g. SIGTERM (default true)
  * @param signingKey sign every value put (registration, update, DRAINING, re-registration) for its key and lease
  *     ({@link dev.muster.sign.RecordSignature}); null puts unsigned values (default null)
+ * @param leaseAhead let the registry grant the lease of the next registration with this TTL ahead of time, so that
+ *     {@code register()} is one etcd commit (its put) instead of two (grant, then put). The registry keeps at most
+ *     one idle lease per TTL, granted after each first registration with that TTL and replaced in the background
+ *     after each use; it has no key, expires by itself when nobody uses it, and is revoked when the registry
+ *     closes. A re-registration after a lost lease never uses it (default true)
  */
 public record RegistrarConfig(
     Duration ttl,
@@ -32,7 +37,8 @@ public record RegistrarConfig(
     Duration requestTimeout,
     Duration retryBase,
     boolean shutdownHook,
-    SigningKey signingKey) {
+    SigningKey signingKey,
+    boolean leaseAhead) {
 
   /** etcd refuses leases shorter than this (its minimum TTL). */
   public static final Duration MIN_TTL = Duration.ofSeconds(2);
@@ -83,7 +89,7 @@ public record RegistrarConfig(
     return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
   }
 
-  /** TTL 15 s, keepalive 5 s, drain 10 s, request timeout 2 s, retry forever, values unsigned. */
+  /** TTL 15 s, keepalive 5 s, drain 10 s, request timeout 2 s, retry forever, values unsigned, lease ahead. */
   public static RegistrarConfig defaults() {
     return builder().build();
   }
@@ -110,6 +116,7 @@ public record RegistrarConfig(
     b.retryBase = retryBase;
     b.shutdownHook = shutdownHook;
     b.signingKey = signingKey;
+    b.leaseAhead = leaseAhead;
     return b;
   }
 
@@ -130,6 +137,7 @@ public record RegistrarConfig(
     private Duration retryBase = Duration.ofMillis(100);
     private boolean shutdownHook = true;
     private SigningKey signingKey;
+    private boolean leaseAhead = true;
 
     private Builder() {}
 
@@ -194,13 +202,19 @@ public record RegistrarConfig(
       return this;
     }
 
+    /** Whether the registry may grant this registration's lease ahead of time (default true; see the record). */
+    public Builder leaseAhead(boolean leaseAhead) {
+      this.leaseAhead = leaseAhead;
+      return this;
+    }
+
     public RegistrarConfig build() {
       Objects.requireNonNull(ttl, "ttl");
       Duration keepalive = keepaliveInterval != null ? keepaliveInterval : keepaliveFor(ttl);
       Duration d = drain != null ? drain : drainFor(keepalive);
       Duration request = requestTimeout != null ? requestTimeout : requestTimeoutFor(keepalive);
       return new RegistrarConfig(ttl, keepalive, d, maxFailures, startTimeout, request, retryBase, shutdownHook,
-          signingKey);
+          signingKey, leaseAhead);
     }
   }
 }

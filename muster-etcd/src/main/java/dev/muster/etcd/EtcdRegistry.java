@@ -10,6 +10,7 @@ import dev.muster.etcd.internal.EtcdConnection;
 import dev.muster.etcd.internal.EtcdEndpointCache;
 import dev.muster.etcd.internal.EtcdListings;
 import dev.muster.etcd.internal.EtcdRegistrar;
+import dev.muster.etcd.internal.LeasePool;
 import dev.muster.etcd.internal.NegativeControls;
 import dev.muster.registry.Instance;
 import dev.muster.registry.RegistrarConfig;
@@ -68,12 +69,14 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
   }
 
   private final EtcdConnection connection;
+  private final LeasePool leasesAhead;
   private final Clock clock;
   private final List<EtcdRegistrar> registrations = new CopyOnWriteArrayList<>();
   private final List<EndpointCache> caches = new CopyOnWriteArrayList<>();
 
   private EtcdRegistry(EtcdConnection connection, Clock clock) {
     this.connection = connection;
+    this.leasesAhead = new LeasePool(connection, System::nanoTime);
     this.clock = clock;
   }
 
@@ -116,8 +119,8 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
       RegistrationListener listener) {
     Objects.requireNonNull(config, "config");
     // The production ticker: the registrar's timers and deadlines run on the monotonic clock.
-    EtcdRegistrar r = EtcdRegistrar.register(connection, connection.config().layout(), instance, config, controls,
-        listener == null ? RegistrationListener.NONE : listener, clock, System::nanoTime, new SecureRandom());
+    EtcdRegistrar r = EtcdRegistrar.register(connection, leasesAhead, connection.config().layout(), instance, config,
+        controls, listener == null ? RegistrationListener.NONE : listener, clock, System::nanoTime, new SecureRandom());
     registrations.add(r);
     r.whenClosed().thenRun(() -> registrations.remove(r)); // a registration closed by its user leaves the list
     return r;
@@ -177,6 +180,11 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
     return List.copyOf(registrations);
   }
 
+  /** The ids of the leases granted ahead and not yet taken (for tests). */
+  List<Long> leasesAhead() {
+    return leasesAhead.readyIds();
+  }
+
   /** The caches not yet closed (for tests). */
   List<EndpointCache> openCaches() {
     return List.copyOf(caches);
@@ -224,6 +232,7 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
         }
       }
     }
+    leasesAhead.close();
     connection.close();
     if (!leftBehind.isEmpty()) {
       RegistryUnavailableException failure = new RegistryUnavailableException("closed, but could not revoke "

@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * code runs against etcd ({@code EtcdRegistrar}) and against a scripted registry on a fake clock.
  *
  * <pre>
- * STARTING --grant + put-if-absent ok-->          ACTIVE (REGISTERED); first keepalive one interval after the grant
+ * STARTING --lease + put-if-absent ok-->          ACTIVE (REGISTERED); first keepalive one interval after the grant
+ *                                                 (the lease: one granted ahead by the registry, or granted now)
  * STARTING --unreachable-->                       STARTING, retry after backoff until startTimeout, then the start
  *                                                 fails (RegistryUnavailableException); refused: fails at once
  * STARTING --key held by another lease-->         revoke ours, the start fails (DuplicateInstanceException)
@@ -62,6 +63,10 @@ import org.slf4j.LoggerFactory;
  *       reports a duplicate of itself; every other lease an attempt granted is revoked once it ends.
  *   <li>From the second consecutive connection failure on, {@link Io#resetConnection()} is called, so reconnects
  *       follow our backoff (full jitter from {@code retryBase} up to the keepalive interval), not the transport's.
+ *   <li>Only a first registration may use a lease granted ahead ({@link Io#leaseForStart}); its first keepalive
+ *       is due one interval after that lease's grant, however long ago. Should etcd no longer know it, the same
+ *       attempt grants a new one and puts again. A re-registration after a lost lease always grants afresh: a
+ *       cluster that has just lost leases is not handed one granted before the loss.
  *   <li>A zero drain revokes at once and does not publish DRAINING: nobody could act on it.
  *   <li>With {@link RegistrarControls#reregister()} off (the lab's negative control) a lost lease is not replaced:
  *       the dead lease id keeps being renewed, a healthy provider nobody can see.
@@ -84,10 +89,27 @@ public final class RegistrarDriver {
   /** The outcome of a put-if-absent: either our revision, or the key's current holder. */
   public record PutResult(boolean created, long revision, long holderLease) {}
 
+  /**
+   * A lease to register under.
+   *
+   * @param id the lease id
+   * @param ageNanos how long ago it was granted (0 for one granted just now)
+   * @param ahead whether it was granted ahead of time, before this registration asked for it
+   */
+  public record Lease(long id, long ageNanos, boolean ahead) {}
+
   /** The registry operations, implemented by an adapter (etcd) or a test script. Called on the driver's loop. */
   public interface Io {
     /** Grants a lease of {@code ttl}; returns its id. */
     long grant(Duration ttl);
+
+    /**
+     * A lease of {@code ttl} for a first registration: one granted ahead of time when the adapter holds a fresh
+     * one (its time left at least two thirds of the TTL), else one granted now. The default grants now.
+     */
+    default Lease leaseForStart(Duration ttl) {
+      return new Lease(grant(ttl), 0, false);
+    }
 
     /** {@code if create_revision(key) == 0 then put(key, instance, lease) else get(key)}, atomically. */
     PutResult putIfAbsent(Instance instance, long lease);
@@ -271,7 +293,7 @@ public final class RegistrarDriver {
 
   private void attemptStart() {
     try {
-      PutResult result = putUnderNewLease();
+      PutResult result = putUnderNewLease(true);
       leaseId = result.holderLease();
       revokeAllBut(leaseId);
       emit(Type.REGISTERED, leaseId, result.revision(), "", config.ttl());
@@ -321,14 +343,27 @@ public final class RegistrarDriver {
   }
 
   /**
-   * Grants a lease and puts the key if absent. Returns the put's result, or throws {@link
-   * DuplicateInstanceException} when someone else holds the key (after revoking every lease we granted).
+   * Takes a lease (one granted ahead only when {@code first}) and puts the key if absent. Returns the put's result,
+   * or throws {@link DuplicateInstanceException} when someone else holds the key (after revoking every lease we
+   * granted).
    */
-  private PutResult putUnderNewLease() {
-    long lease = io.grant(config.ttl());
-    grantedAtNanos = nanoTime.getAsLong();
-    granted.add(lease);
-    PutResult result = io.putIfAbsent(instance, lease);
+  private PutResult putUnderNewLease(boolean first) {
+    Lease lease = first ? io.leaseForStart(config.ttl()) : new Lease(io.grant(config.ttl()), 0, false);
+    grantedAtNanos = nanoTime.getAsLong() - lease.ageNanos();
+    granted.add(lease.id());
+    PutResult result;
+    try {
+      result = io.putIfAbsent(instance, lease.id());
+    } catch (IoException e) {
+      if (!lease.ahead() || e.failure() != Failure.LEASE_NOT_FOUND) {
+        throw e;
+      }
+      // etcd no longer knows the lease granted ahead (revoked by hand, or a cluster restored from a snapshot)
+      log.debug("lease {} granted ahead is gone ({}); granting a new one", Long.toHexString(lease.id()),
+          e.getMessage());
+      granted.remove(Long.valueOf(lease.id()));
+      return putUnderNewLease(false);
+    }
     if (result.created() || granted.contains(result.holderLease())) {
       return result.created() ? result : new PutResult(true, result.revision(), result.holderLease());
     }
@@ -422,7 +457,7 @@ public final class RegistrarDriver {
       return;
     }
     try {
-      PutResult result = putUnderNewLease();
+      PutResult result = putUnderNewLease(false);
       leaseId = result.holderLease();
       revokeAllBut(leaseId);
       failures = 0;

@@ -37,6 +37,8 @@ final class FakeEtcd implements RegistrarDriver.Io {
   int failingGrants;
   /** The next put-if-absent is applied but its answer is lost (a timeout). */
   boolean losePutAnswer;
+  /** A lease granted ahead that the next {@link #leaseForStart} hands out; null: it grants one, as by default. */
+  RegistrarDriver.Lease ahead;
 
   FakeEtcd(FakeLoop loop) {
     this.loop = loop;
@@ -66,8 +68,30 @@ final class FakeEtcd implements RegistrarDriver.Io {
   }
 
   @Override
+  public RegistrarDriver.Lease leaseForStart(Duration ttl) {
+    if (ahead == null) {
+      return RegistrarDriver.Io.super.leaseForStart(ttl);
+    }
+    journal.add(loop.elapsed().toMillis() + "ms lease ahead " + ahead.id());
+    RegistrarDriver.Lease lease = ahead;
+    ahead = null;
+    return lease;
+  }
+
+  /** A lease of {@code ttlSeconds} granted {@code age} ago, for the next {@link #leaseForStart}. */
+  long grantAhead(long ttlSeconds, Duration age) {
+    long id = nextLease++;
+    leases.put(id, ttlSeconds);
+    ahead = new RegistrarDriver.Lease(id, age.toNanos(), true);
+    return id;
+  }
+
+  @Override
   public PutResult putIfAbsent(Instance instance, long lease) {
     call("putIfAbsent " + lease);
+    if (!leases.containsKey(lease)) {
+      throw new IoException(Failure.LEASE_NOT_FOUND, "could not register: requested lease not found", null);
+    }
     if (holder != 0 && leases.containsKey(holder)) {
       return new PutResult(false, revision, holder);
     }

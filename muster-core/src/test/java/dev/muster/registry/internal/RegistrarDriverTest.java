@@ -215,6 +215,66 @@ class RegistrarDriverTest {
     }
   }
 
+  /** Issue 19 §1: a first registration may use a lease the registry granted ahead, and only a first one. */
+  @Nested
+  class LeaseGrantedAhead {
+    @Test
+    void aFirstRegistrationUnderALeaseGrantedAheadIsOnePutAndItsFirstKeepaliveCountsFromThatGrant() {
+      long ahead = etcd.grantAhead(3, ms(400));
+
+      register();
+
+      assertThat(etcd.journal).containsExactly("0ms lease ahead " + ahead, "0ms putIfAbsent " + ahead);
+      assertThat(driver.leaseId()).isEqualTo(ahead);
+      assertThat(types()).containsExactly(REGISTERED);
+      advanceExactly(ms(600)); // granted 400 ms before the start: its first keepalive is due 1 s after that
+      assertThat(etcd.journal).last().isEqualTo("600ms keepAlive " + ahead);
+    }
+
+    @Test
+    void aLeaseGrantedAheadThatEtcdNoLongerKnowsIsReplacedInTheSameAttempt() {
+      long ahead = etcd.grantAhead(3, ms(100));
+      etcd.expire(ahead);
+
+      register();
+
+      assertThat(etcd.journal).containsExactly("0ms lease ahead " + ahead, "0ms putIfAbsent " + ahead,
+          "0ms grant", "0ms putIfAbsent 2");
+      assertThat(driver.leaseId()).isEqualTo(2);
+      assertThat(types()).containsExactly(REGISTERED);
+      advanceExactly(ms(1000)); // the new lease's own grant time, not the gone one's
+      assertThat(etcd.journal).last().isEqualTo("1000ms keepAlive 2");
+    }
+
+    @Test
+    void anIdHeldByAnotherLeaseRevokesTheLeaseGrantedAheadAsItWouldItsOwn() {
+      long other = etcd.takenBySomeoneElse();
+      long ahead = etcd.grantAhead(3, ms(100));
+
+      driver.start();
+
+      assertThat(failure(driver.started())).isInstanceOfSatisfying(DuplicateInstanceException.class,
+          e -> assertThat(e.holderLease()).isEqualTo(other));
+      assertThat(etcd.journal).containsExactly("0ms lease ahead " + ahead, "0ms putIfAbsent " + ahead,
+          "0ms remaining 900", "0ms revoke " + ahead);
+      assertThat(etcd.leases).containsOnlyKeys(other);
+    }
+
+    @Test
+    void aReregistrationAfterALostLeaseGrantsAfreshAndNeverTakesALeaseGrantedAhead() {
+      register();
+      etcd.expire(1);
+      long ahead = etcd.grantAhead(3, ms(0));
+
+      advanceExactly(ms(1000));
+
+      assertThat(types()).containsExactly(REGISTERED, LEASE_LOST, REREGISTERED);
+      assertThat(etcd.journal).containsSubsequence("1000ms keepAlive 1", "1000ms grant", "1000ms putIfAbsent 3")
+          .doesNotContain("1000ms lease ahead " + ahead);
+      assertThat(driver.leaseId()).isEqualTo(3);
+    }
+  }
+
   @Nested
   class KeepingAlive {
     @Test

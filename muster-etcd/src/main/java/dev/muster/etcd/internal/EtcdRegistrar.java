@@ -13,6 +13,7 @@ import dev.muster.registry.internal.RegistrarControls;
 import dev.muster.registry.internal.RegistrarDriver;
 import dev.muster.registry.internal.RegistrarDriver.Failure;
 import dev.muster.registry.internal.RegistrarDriver.IoException;
+import dev.muster.registry.internal.RegistrarDriver.Lease;
 import dev.muster.registry.internal.RegistrarDriver.PutResult;
 import io.etcd.jetcd.Client;
 import java.time.Clock;
@@ -55,6 +56,7 @@ public final class EtcdRegistrar implements Registration {
   private static final Logger log = LoggerFactory.getLogger(EtcdRegistrar.class);
 
   private final EtcdConnection connection;
+  private final LeasePool leasesAhead;
   private final String key;
   private final String servicePrefix;
   private final RegistrarConfig config;
@@ -62,10 +64,11 @@ public final class EtcdRegistrar implements Registration {
   private final RegistrarDriver driver;
   private final Thread shutdownHook;
 
-  private EtcdRegistrar(EtcdConnection connection, RegistryLayout layout, Instance instance, RegistrarConfig config,
-      RegistrarControls controls, RegistrationListener listener, Clock clock, LongSupplier nanoTime,
-      RandomGenerator random) {
+  private EtcdRegistrar(EtcdConnection connection, LeasePool leasesAhead, RegistryLayout layout, Instance instance,
+      RegistrarConfig config, RegistrarControls controls, RegistrationListener listener, Clock clock,
+      LongSupplier nanoTime, RandomGenerator random) {
     this.connection = connection;
+    this.leasesAhead = leasesAhead;
     this.key = layout.instanceKey(instance);
     this.servicePrefix = layout.servicePrefix(instance.namespace(), instance.service());
     this.config = config;
@@ -88,12 +91,12 @@ public final class EtcdRegistrar implements Registration {
    * Registers {@code instance} and starts its keepalive loop. Blocks the caller until the key is written, the id
    * is found taken, or etcd stayed unreachable for {@code startTimeout}.
    */
-  public static EtcdRegistrar register(EtcdConnection connection, RegistryLayout layout, Instance instance,
-      RegistrarConfig config, RegistrarControls controls, RegistrationListener listener, Clock clock,
-      LongSupplier nanoTime, RandomGenerator random) {
+  public static EtcdRegistrar register(EtcdConnection connection, LeasePool leasesAhead, RegistryLayout layout,
+      Instance instance, RegistrarConfig config, RegistrarControls controls, RegistrationListener listener,
+      Clock clock, LongSupplier nanoTime, RandomGenerator random) {
     Objects.requireNonNull(instance, "instance");
-    EtcdRegistrar r = new EtcdRegistrar(connection, layout, instance, config, controls, listener, clock, nanoTime,
-        random);
+    EtcdRegistrar r = new EtcdRegistrar(connection, leasesAhead, layout, instance, config, controls, listener, clock,
+        nanoTime, random);
     if (r.shutdownHook != null) {
       Runtime.getRuntime().addShutdownHook(r.shutdownHook); // before the first grant; see the class comment
     }
@@ -224,6 +227,8 @@ public final class EtcdRegistrar implements Registration {
   private final class JetcdIo implements RegistrarDriver.Io {
     /** The client of the last call: a reset replaces that one, never one another loop already replaced. */
     private Client used;
+    /** A first registration's lease was asked for: once its put ends, the pool grants the next one ahead. */
+    private boolean refillAfterPut;
 
     private Client client() {
       used = connection.client();
@@ -239,6 +244,19 @@ public final class EtcdRegistrar implements Registration {
       }
     }
 
+    /** The pool's fresh lease when there is one and the config allows it, else a grant now. */
+    @Override
+    public Lease leaseForStart(Duration ttl) {
+      if (!config.leaseAhead()) {
+        return new Lease(grant(ttl), 0, false);
+      }
+      refillAfterPut = true;
+      Optional<LeasePool.Ahead> ahead = leasesAhead.take(ttl);
+      return ahead.isPresent() ? new Lease(ahead.get().id(), ahead.get().ageNanos(), true)
+          : new Lease(grant(ttl), 0, false);
+    }
+
+    /** After the put, not before: the next lease's grant must not compete with this put for etcd's commit. */
     @Override
     public PutResult putIfAbsent(Instance instance, long lease) {
       try {
@@ -247,6 +265,11 @@ public final class EtcdRegistrar implements Registration {
         return new PutResult(r.created(), r.revision(), r.holderLease());
       } catch (EtcdCallException e) {
         throw mapped(e);
+      } finally {
+        if (refillAfterPut) {
+          refillAfterPut = false;
+          leasesAhead.refill(config.ttl());
+        }
       }
     }
 
