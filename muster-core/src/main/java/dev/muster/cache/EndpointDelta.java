@@ -3,6 +3,8 @@ package dev.muster.cache;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceKey;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -64,6 +66,32 @@ public record EndpointDelta(Kind kind, List<Instance> added, List<Instance> remo
           old = next(olds);
           now = next(nows);
         }
+      }
+    }
+    return new EndpointDelta(kind, added, removed, changed);
+  }
+
+  /**
+   * The difference between two sets at {@code keys} only, which must hold every key whose instance may differ
+   * between them (in any order, duplicates allowed); each list is in key-path order. O(keys × log size): used to
+   * merge the deltas of several publications into one without walking the whole set.
+   */
+  public static EndpointDelta between(Kind kind, EndpointSet before, EndpointSet after,
+      Collection<InstanceKey> keys) {
+    List<InstanceKey> sorted = new ArrayList<>(new HashSet<>(keys));
+    sorted.sort(KeyPathOrder.INSTANCE);
+    List<Instance> added = new ArrayList<>();
+    List<Instance> removed = new ArrayList<>();
+    List<Instance> changed = new ArrayList<>();
+    for (InstanceKey key : sorted) {
+      Instance was = before.get(key).orElse(null);
+      Instance now = after.get(key).orElse(null);
+      if (was == null && now != null) {
+        added.add(now);
+      } else if (was != null && now == null) {
+        removed.add(was);
+      } else if (was != null && !was.equals(now)) {
+        changed.add(now);
       }
     }
     return new EndpointDelta(kind, added, removed, changed);

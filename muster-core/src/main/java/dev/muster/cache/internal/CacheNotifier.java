@@ -3,11 +3,14 @@ package dev.muster.cache.internal;
 import dev.muster.cache.EndpointDelta;
 import dev.muster.cache.EndpointListener;
 import dev.muster.cache.EndpointSet;
+import dev.muster.registry.InstanceKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
@@ -16,22 +19,47 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Hands one cache's publications to its listeners so that the {@link EndpointListener} contract holds for every
- * listener, whenever it was added: exactly one {@link EndpointDelta.Kind#SNAPSHOT} first, then every later change
- * once, in revision order.
+ * listener, whenever it was added: exactly one {@link EndpointDelta.Kind#SNAPSHOT} first, then every later change,
+ * in revision order, each reflected once.
  *
  * <p>Threading: every method only enqueues a task on {@code executor}, which must run tasks one at a time in
- * submission order (a single-thread executor: the cache's notifier thread). The listener list and the last
- * delivered set are read and written by those tasks alone. That one queue is what orders an added listener
- * against the publications around it: its catch-up snapshot is the set of the last publication <em>delivered</em>
- * before it (not the cache's newest set, which the loop thread may already have moved past), and every publication
- * queued after it reaches it once. Adding a listener from inside a listener is fine: it is added by the next task.
- * {@link #publish} and the other inputs are called on the cache's loop thread, in revision order.
+ * submission order (the cache's notifier: a sequential executor). The listener list and the last delivered set are
+ * read and written by those tasks alone. That one queue is what orders an added listener against the publications
+ * around it: its catch-up snapshot is the set of the last publication <em>delivered</em> before it (not the cache's
+ * newest set, which the loop may already have moved past), and every publication queued after it reaches it.
+ * Adding a listener from inside a listener is fine: it is added by the next task. {@link #publish} and the other
+ * inputs are called on the cache's loop, in revision order.
+ *
+ * <h2>Coalescing (issue 19 §4)</h2>
+ * When listeners fall behind (more than {@link #MAX_BEHIND} publications queued and not yet started), the next
+ * publication does not queue: it is merged into the newest queued one, which from then on carries the newest set
+ * and the combined delta (from the set before it to the newest set). So:
+ * <ul>
+ *   <li>a listener is never more than {@link #MAX_BEHIND} publications behind, plus the one it is handling, and
+ *       what it receives is always a set the cache published, never an older one;
+ *   <li>a SNAPSHOT is never merged away: a SNAPSHOT that absorbs later publications is delivered as a SNAPSHOT of
+ *       the newer set; otherwise a RESYNC among them makes the merge a RESYNC, else it is an UPDATE;
+ *   <li>nothing merges across a stale, recovered or failed notice or a listener's catch-up: only into the newest
+ *       queued task, and only while it is a publication.
+ * </ul>
+ * The cost: a merge records the keys the new delta touched (O(changed)); the combined delta is computed once, when
+ * its delivery starts, from those keys (O(touched keys × log n)). Without a backlog nothing is merged.
  */
 public final class CacheNotifier {
   private static final Logger log = LoggerFactory.getLogger(CacheNotifier.class);
 
+  /** How many publications may wait for listeners before the newest ones are merged. */
+  public static final int MAX_BEHIND = 8;
+
   private final Executor executor;
   private final String service;
+  private final int maxBehind;
+
+  // Guarded by this: the publications queued and not started, and the newest queued task if it is one of them.
+  private int behind;
+  private Delivery tail;
+  /** The set of the newest publication queued (the loop's view), or null before the first. */
+  private EndpointSet lastQueued;
 
   // Notifier thread only.
   private final List<EndpointListener> listeners = new ArrayList<>();
@@ -42,8 +70,17 @@ public final class CacheNotifier {
 
   /** {@code executor} runs one task at a time, in order; {@code service} names the cache in log lines. */
   public CacheNotifier(Executor executor, String service) {
+    this(executor, service, MAX_BEHIND);
+  }
+
+  /** As the public constructor, merging beyond {@code maxBehind} queued publications (for tests). */
+  CacheNotifier(Executor executor, String service, int maxBehind) {
     this.executor = Objects.requireNonNull(executor, "executor");
     this.service = Objects.requireNonNull(service, "service");
+    if (maxBehind < 1) {
+      throw new IllegalArgumentException("maxBehind " + maxBehind + " < 1");
+    }
+    this.maxBehind = maxBehind;
   }
 
   /**
@@ -52,6 +89,9 @@ public final class CacheNotifier {
    */
   public void add(EndpointListener listener) {
     Objects.requireNonNull(listener, "listener");
+    synchronized (this) {
+      tail = null; // a publication queued after this task must reach the new listener unmerged with one before it
+    }
     try {
       executor.execute(() -> {
         listeners.add(listener);
@@ -77,12 +117,81 @@ public final class CacheNotifier {
     }
   }
 
-  /** A new set; called on the loop thread in revision order. */
+  /** A new set; called on the loop in revision order. Merged into the newest queued one when listeners lag. */
   public void publish(EndpointSet set, EndpointDelta delta) {
-    enqueue(() -> {
-      delivered = set;
-      listeners.forEach(l -> call(l, x -> x.onChange(set, delta)));
-    });
+    Delivery delivery;
+    synchronized (this) {
+      EndpointSet before = lastQueued == null ? EndpointSet.EMPTY : lastQueued;
+      lastQueued = set;
+      if (tail != null && behind >= maxBehind) {
+        tail.merge(set, delta);
+        return;
+      }
+      delivery = new Delivery(before, set, delta);
+      tail = delivery;
+      behind++;
+    }
+    try {
+      executor.execute(delivery);
+    } catch (RejectedExecutionException e) {
+      // the cache is closed: nobody is listening any more
+    }
+  }
+
+  /**
+   * One publication on its way to the listeners, or several merged (see the class comment). Its fields change under
+   * the notifier's lock until it starts; from then on it is the notifier thread's.
+   */
+  private final class Delivery implements Runnable {
+    private final EndpointSet before;
+    private EndpointSet set;
+    private EndpointDelta delta;
+    /** The keys the merged deltas touched; null while nothing was merged (then {@link #delta} is exact). */
+    private Set<InstanceKey> touched;
+    private EndpointDelta.Kind kind;
+
+    Delivery(EndpointSet before, EndpointSet set, EndpointDelta delta) {
+      this.before = before;
+      this.set = set;
+      this.delta = delta;
+      this.kind = delta.kind();
+    }
+
+    /** Under the notifier's lock: absorbs the next publication. */
+    void merge(EndpointSet newer, EndpointDelta next) {
+      if (touched == null) {
+        touched = new HashSet<>();
+        addKeys(delta);
+      }
+      addKeys(next);
+      set = newer;
+      delta = null;
+      if (kind != EndpointDelta.Kind.SNAPSHOT && next.kind() != EndpointDelta.Kind.UPDATE) {
+        kind = next.kind() == EndpointDelta.Kind.SNAPSHOT ? EndpointDelta.Kind.SNAPSHOT : EndpointDelta.Kind.RESYNC;
+      }
+    }
+
+    private void addKeys(EndpointDelta d) {
+      d.added().forEach(i -> touched.add(i.key()));
+      d.removed().forEach(i -> touched.add(i.key()));
+      d.changed().forEach(i -> touched.add(i.key()));
+    }
+
+    @Override
+    public void run() {
+      EndpointSet now;
+      EndpointDelta change;
+      synchronized (CacheNotifier.this) {
+        if (tail == this) {
+          tail = null;
+        }
+        behind--;
+        now = set;
+        change = touched == null ? delta : EndpointDelta.between(kind, before, now, touched);
+      }
+      delivered = now;
+      listeners.forEach(l -> call(l, x -> x.onChange(now, change)));
+    }
   }
 
   /** The cache became stale and keeps serving {@code set}. */
@@ -112,6 +221,9 @@ public final class CacheNotifier {
   }
 
   private void enqueue(Runnable task) {
+    synchronized (this) {
+      tail = null; // nothing merges across this notice
+    }
     try {
       executor.execute(task);
     } catch (RejectedExecutionException e) {

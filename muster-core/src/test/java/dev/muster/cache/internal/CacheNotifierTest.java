@@ -167,6 +167,86 @@ class CacheNotifierTest {
     assertThat(heard).containsExactly("SNAPSHOT 5", "stale since " + since + ": connection refused", "recovered");
   }
 
+  /** Runs the notifier's tasks only when told: the test decides how far behind the listeners are. */
+  private static final class Stepper implements java.util.concurrent.Executor {
+    final java.util.ArrayDeque<Runnable> tasks = new java.util.ArrayDeque<>();
+
+    @Override
+    public void execute(Runnable task) {
+      tasks.add(task);
+    }
+
+    void runAll() {
+      while (!tasks.isEmpty()) {
+        tasks.poll().run();
+      }
+    }
+  }
+
+  @Test
+  void aListenerFarBehindGetsTheNewestSetWithTheCombinedDeltaAndIsNeverMoreThanEightBehind() {
+    Stepper stepper = new Stepper();
+    CacheNotifier lagging = new CacheNotifier(stepper, Endpoints.SERVICE);
+    ContractCheck check = new ContractCheck();
+    lagging.add(check);
+    RevisionApplier applier = new RevisionApplier(Endpoints.LAYOUT, Endpoints.PREFIX);
+    RevisionApplier.Publication first = applier.replace(1, List.of(put("i0", 1)), EndpointDelta.Kind.SNAPSHOT);
+    lagging.publish(first.set(), first.delta());
+    Random random = new Random(7);
+    for (long r = 2; r <= 500; r++) {
+      String id = "i" + random.nextInt(30);
+      CacheRecord event = random.nextInt(3) == 0 ? delete(id, r) : put(id, r);
+      applier.apply(r, List.of(event)).ifPresent(p -> lagging.publish(p.set(), p.delta()));
+      assertThat(stepper.tasks).as("queued tasks: the add, and at most %d publications", CacheNotifier.MAX_BEHIND)
+          .hasSizeLessThanOrEqualTo(1 + CacheNotifier.MAX_BEHIND);
+    }
+    stepper.runAll();
+
+    assertThat(check.breaches).isEmpty();
+    assertThat(check.snapshots).isEqualTo(1);
+    assertThat(check.calls).isEqualTo(CacheNotifier.MAX_BEHIND);
+    assertThat(check.revision).isEqualTo(applier.revision());
+    assertThat(check.rebuilt).isEqualTo(applier.current().asMap());
+
+    // caught up: the next publication is delivered as it is, unmerged
+    RevisionApplier.Publication next = applier.apply(501, List.of(put("new", 501))).orElseThrow();
+    lagging.publish(next.set(), next.delta());
+    stepper.runAll();
+    assertThat(check.calls).isEqualTo(CacheNotifier.MAX_BEHIND + 1);
+    assertThat(check.breaches).isEmpty();
+  }
+
+  @Test
+  void aSnapshotThatAbsorbsLaterPublicationsIsDeliveredAsASnapshotOfTheNewestSetAndAResyncStaysAResync() {
+    Stepper stepper = new Stepper();
+    CacheNotifier lagging = new CacheNotifier(stepper, Endpoints.SERVICE, 1);
+    List<String> heard = new ArrayList<>();
+    lagging.add((set, delta) -> heard.add(delta.kind() + " " + set.revision() + " +" + ids(delta.added()) + " -"
+        + ids(delta.removed()) + " ~" + ids(delta.changed())));
+    RevisionApplier applier = new RevisionApplier(Endpoints.LAYOUT, Endpoints.PREFIX);
+    publish(lagging, applier.replace(1, List.of(put("a", 1), put("b", 1)), EndpointDelta.Kind.SNAPSHOT));
+    publish(lagging, applier.apply(2, List.of(delete("a", 2))).orElseThrow());
+    publish(lagging, applier.apply(3, List.of(put("c", 3))).orElseThrow());
+    stepper.runAll();
+
+    assertThat(heard).containsExactly("SNAPSHOT 3 +[b, c] -[] ~[]");
+
+    Instance heavierB = Endpoints.instance("b").weight(7);
+    publish(lagging, applier.apply(4, List.of(put(heavierB, 4))).orElseThrow());
+    publish(lagging, applier.replace(5, List.of(put(heavierB, 4), put("d", 5)), EndpointDelta.Kind.RESYNC));
+    stepper.runAll();
+
+    assertThat(heard).last().isEqualTo("RESYNC 5 +[d] -[c] ~[b]");
+  }
+
+  private static void publish(CacheNotifier notifier, RevisionApplier.Publication p) {
+    notifier.publish(p.set(), p.delta());
+  }
+
+  private static List<String> ids(List<Instance> instances) {
+    return instances.stream().map(Instance::id).toList();
+  }
+
   @Test
   void addingAListenerToAClosedCacheSaysSo() {
     notifyThread.shutdown();
