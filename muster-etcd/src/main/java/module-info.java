@@ -6,6 +6,7 @@ module dev.muster.etcd {
   requires io.grpc.netty; // ... built with gRPC's ALPN settings
   requires io.grpc; // status codes: errors are classified by code, never by message text
   requires org.slf4j;
+  requires com.google.common; // SequentialExecutor: each cache's loop and notifier over the shared delivery pool
   requires java.naming; // the user name in a client certificate's subject (LdapName)
 
   exports dev.muster.etcd;

@@ -41,10 +41,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -65,10 +64,20 @@ import org.slf4j.LoggerFactory;
  *       cache or registration already replaced is not replaced again.
  * </ul>
  *
- * <p>Threading: the driver and all jetcd calls run on one loop thread ({@code muster-cache-SERVICE}); jetcd's
- * callbacks only hop onto it. Listeners run on a second thread ({@code muster-cache-SERVICE-notify}) through a
- * {@link CacheNotifier}, in order, so a slow listener never delays the cache. {@link #current()} is a volatile
- * read.
+ * <h2>Threading</h2>
+ * Two sequential executors over the process's {@link DeliveryPool} (issue 19 §2), not threads of its own:
+ * <ul>
+ *   <li>the <b>loop</b> runs the driver and every jetcd call: each driver input, each timer (handed over by the
+ *       pool's timer thread) and each jetcd callback (which only hops onto it), one at a time, in order. A range is
+ *       its only blocking call (at most the request timeout per page) and runs as a managed blocker, so it never
+ *       holds up another cache;
+ *   <li>the <b>notifier</b> runs the listeners through a {@link CacheNotifier}, one call at a time, in order, so a
+ *       slow listener never delays the cache (the notifier coalesces publications it falls behind on).
+ * </ul>
+ * So a watch event costs two hand-overs (jetcd's thread to the loop, the loop to the notifier), as before, but onto
+ * pool threads that are usually running already: 100 caches share a few threads instead of owning 200. Each task
+ * sees the effects of the one before it on its executor, whatever thread ran it, so the loop's state needs no lock.
+ * After {@link #close()} queued loop tasks and timers are dropped. {@link #current()} is a volatile read.
  */
 public final class EtcdEndpointCache implements EndpointCache {
   private static final Logger log = LoggerFactory.getLogger(EtcdEndpointCache.class);
@@ -76,16 +85,18 @@ public final class EtcdEndpointCache implements EndpointCache {
   private final EtcdConnection connection;
   private final CacheConfig config;
   private final String prefix;
-  private final ScheduledExecutorService loop;
-  private final ExecutorService notifyExecutor;
+  private final Executor loop;
+  private final Executor notifyExecutor;
   private final RevisionApplier applier;
   private final CacheDriver driver;
   private final CacheNotifier listeners;
   private final CountDownLatch ready = new CountDownLatch(1);
   private final CountDownLatch settled = new CountDownLatch(1); // the first set, or a failure: awaitReady's end
-  private final Map<Long, Watch.Watcher> watchers = new HashMap<>(); // loop thread only
+  private final Map<Long, Watch.Watcher> watchers = new HashMap<>(); // loop only
   private volatile EndpointSet current = EndpointSet.EMPTY;
   private volatile boolean closed;
+  /** Set once close() has run the driver's close: the notifier then takes no new task (adding a listener fails). */
+  private volatile boolean notifierClosed;
   private Consumer<EndpointCache> onClosed = cache -> { };
   private volatile long malformed;
   private volatile long unverified;
@@ -96,9 +107,14 @@ public final class EtcdEndpointCache implements EndpointCache {
     var layout = connection.config().layout();
     this.prefix = config.version() == null ? layout.servicePrefix(config.namespace(), config.service())
         : layout.versionPrefix(config.namespace(), config.service(), config.version());
-    this.loop = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "muster-cache-" + config.service()));
-    this.notifyExecutor = Executors.newSingleThreadExecutor(
-        r -> daemon(r, "muster-cache-" + config.service() + "-notify"));
+    this.loop = DeliveryPool.sequential();
+    Executor notifier = DeliveryPool.sequential();
+    this.notifyExecutor = task -> {
+      if (notifierClosed) {
+        throw new RejectedExecutionException("the endpoint cache of " + config.service() + " is closed");
+      }
+      notifier.execute(task);
+    };
     this.listeners = new CacheNotifier(notifyExecutor, config.service());
     SnapshotStore store = config.snapshotFile() == null ? SnapshotStore.NONE
         : new FileSnapshotStore(config.snapshotFile());
@@ -117,7 +133,7 @@ public final class EtcdEndpointCache implements EndpointCache {
     EtcdEndpointCache cache = new EtcdEndpointCache(connection, config, rule, clock);
     cache.onClosed = java.util.Objects.requireNonNull(onClosed, "onClosed");
     listeners.forEach(cache.listeners::add);
-    cache.loop.execute(cache.driver::start);
+    cache.onLoop(cache.driver::start);
     return cache;
   }
 
@@ -191,37 +207,62 @@ public final class EtcdEndpointCache implements EndpointCache {
     if (closed) {
       return;
     }
-    closed = true;
-    try {
-      loop.submit(() -> {
+    closed = true; // from now on queued loop tasks and timers are dropped; this one is not
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    loop.execute(() -> {
+      try {
         driver.close();
         watchers.values().forEach(Watch.Watcher::close);
         watchers.clear();
-      }).get(5, TimeUnit.SECONDS);
+        done.complete(null);
+      } catch (RuntimeException e) {
+        done.completeExceptionally(e);
+      }
+    });
+    try {
+      done.get(5, TimeUnit.SECONDS);
     } catch (Exception e) {
       log.debug("closing the cache of {}: {}", config.service(), e.toString());
     }
-    loop.shutdownNow();
-    notifyExecutor.shutdown();
+    notifierClosed = true; // notices already queued are still delivered
     onClosed.accept(this);
   }
 
   // ---- plumbing ------------------------------------------------------------------------------------
 
+  /**
+   * The driver's timer: the pool's timer thread hands {@code task} to the loop when due. The returned cancel runs on
+   * the loop (as every driver call does), so a task already handed over but not yet run is skipped by its flag.
+   */
   private Runnable schedule(Runnable task, Duration delay) {
-    try {
-      ScheduledFuture<?> f = loop.schedule(() -> runSafely(task), delay.toNanos(), TimeUnit.NANOSECONDS);
-      return () -> f.cancel(false);
-    } catch (RejectedExecutionException e) {
+    if (closed) {
       return () -> { };
     }
+    boolean[] cancelled = new boolean[1]; // loop only: written by the cancel, read by the task, both on the loop
+    ScheduledFuture<?> f = DeliveryPool.schedule(() -> onLoop(() -> {
+      if (!cancelled[0]) {
+        task.run();
+      }
+    }), delay.toNanos());
+    return () -> {
+      cancelled[0] = true;
+      f.cancel(false);
+    };
   }
 
+  /** Runs {@code task} on the loop, unless the cache is closed (then it and every task still queued are dropped). */
   private void onLoop(Runnable task) {
+    if (closed) {
+      return;
+    }
     try {
-      loop.execute(() -> runSafely(task));
+      loop.execute(() -> {
+        if (!closed) {
+          runSafely(task);
+        }
+      });
     } catch (RejectedExecutionException e) {
-      // closed
+      // the pool refused (JVM shutting down): nothing more will run
     }
   }
 
@@ -233,18 +274,12 @@ public final class EtcdEndpointCache implements EndpointCache {
     }
   }
 
-  private static Thread daemon(Runnable r, String name) {
-    Thread t = new Thread(r, name);
-    t.setDaemon(true);
-    return t;
-  }
-
-  /** Hands the driver's publications to listeners on the notify thread. Runs on the loop thread. */
+  /** Hands the driver's publications to the listeners' notifier. Runs on the loop. */
   private final class ToListeners implements CacheDriver.Publisher {
     @Override
     public void publish(EndpointSet set, EndpointDelta delta) {
       current = set;
-      malformed = applier.malformedCount(); // loop thread: the applier's owner
+      malformed = applier.malformedCount(); // the loop: the applier's owner
       unverified = applier.unverifiedCount();
       ready.countDown();
       settled.countDown();
@@ -274,13 +309,18 @@ public final class EtcdEndpointCache implements EndpointCache {
     }
   }
 
-  /** The driver's I/O with jetcd. Every method runs on the loop thread. */
+  /** The driver's I/O with jetcd. Every method runs on the loop. */
   private final class JetcdIo implements CacheDriver.Io {
     /** The client of the last range or watch: the one to replace if the driver finds the connection dead. */
     private Client used;
 
+    /** Blocks the loop for at most the request timeout per page, as a managed blocker (see the class comment). */
     @Override
     public CacheDriver.Range range() {
+      return DeliveryPool.blocking(this::rangeNow);
+    }
+
+    private CacheDriver.Range rangeNow() {
       Client client = connection.client();
       used = client;
       ByteSequence start = bytes(prefix);
@@ -382,6 +422,10 @@ public final class EtcdEndpointCache implements EndpointCache {
 
     @Override
     public boolean probe() {
+      return DeliveryPool.blocking(this::probeNow);
+    }
+
+    private boolean probeNow() {
       for (URI endpoint : connection.config().endpoints()) {
         try (Socket s = new Socket()) {
           s.connect(new InetSocketAddress(endpoint.getHost(), endpoint.getPort()), 200);

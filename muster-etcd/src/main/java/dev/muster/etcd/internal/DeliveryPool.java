@@ -1,0 +1,123 @@
+package dev.muster.etcd.internal;
+
+import com.google.common.util.concurrent.MoreExecutors;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The threads every endpoint cache of this process runs on (issue 19 §2): a few pool threads shared by all caches,
+ * instead of two threads per cache (its loop and its notifier), so an event that reaches 100 caches wakes a few
+ * busy threads rather than 200 parked ones.
+ *
+ * <ul>
+ *   <li><b>{@link #sequential()}</b>: each cache takes two sequential executors over the pool, its loop and its
+ *       notifier (Guava's {@code SequentialExecutor}). Each runs its tasks one at a time, in submission order, never
+ *       two at once, but not always on the same thread; each task sees everything the one before it did (the queue
+ *       hands it over with a happens-before edge).
+ *   <li><b>The pool</b>: a {@link ForkJoinPool} in FIFO mode of {@code min(8, max(2, cores))} daemon threads
+ *       {@code muster-delivery-N}, created with the first cache and kept for the life of the JVM (idle threads cost
+ *       nothing but their stacks).
+ *   <li><b>{@link #blocking}</b>: a cache's range is the one call that blocks its loop (for at most the request
+ *       timeout per page). It runs as a {@link ForkJoinPool.ManagedBlocker}, so the pool adds a spare thread while
+ *       it blocks and no other cache waits for it; at most {@link #MAX_SPARES} spares (when 50 caches start at
+ *       once, the 9th and later ranges wait for a thread), and a spare idle for 10 s ends.
+ *   <li><b>{@link #schedule}</b>: one daemon timer thread {@code muster-cache-timer} for every cache's timers; a
+ *       timer only hands its task to the cache's loop.
+ * </ul>
+ * Listeners run on the pool too, so one that blocks holds a pool thread: {@code EndpointListener} already asks for
+ * listeners that are fast and do not block.
+ *
+ * <p>Thread-safe; stateless apart from the two executors.
+ */
+public final class DeliveryPool {
+  /** Threads that run tasks: min(8, max(2, cores)). */
+  public static final int PARALLELISM = Math.min(8, Math.max(2, Runtime.getRuntime().availableProcessors()));
+  /** At most this many spares stand in for threads blocked in a range; beyond them a range just blocks. */
+  public static final int MAX_SPARES = 8;
+
+  private static final ForkJoinPool POOL = new ForkJoinPool(PARALLELISM, pool -> {
+    ForkJoinWorkerThread t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+    t.setName("muster-delivery-" + t.getPoolIndex());
+    t.setDaemon(true);
+    return t;
+  }, null, true, 0, PARALLELISM + MAX_SPARES, 1, pool -> true, 10, TimeUnit.SECONDS);
+
+  private static final ScheduledExecutorService TIMER = timer();
+
+  private DeliveryPool() {}
+
+  private static ScheduledExecutorService timer() {
+    ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "muster-cache-timer");
+      t.setDaemon(true);
+      return t;
+    });
+    timer.setRemoveOnCancelPolicy(true); // a cancelled timer (most are: progress checks) leaves the queue at once
+    return timer;
+  }
+
+  /** A new sequential executor over the pool: tasks run one at a time, in submission order. */
+  static Executor sequential() {
+    return MoreExecutors.newSequentialExecutor(POOL);
+  }
+
+  /** Runs {@code task} on the timer thread after {@code delayNanos}; the task should only hand work on. */
+  static ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+    return TIMER.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * Runs {@code call}, which blocks, and returns its result. On a pool thread it runs as a managed blocker, so the
+   * pool keeps its parallelism with a spare thread meanwhile; elsewhere it simply runs.
+   */
+  static <T> T blocking(Supplier<T> call) {
+    if (!(Thread.currentThread() instanceof ForkJoinWorkerThread worker) || worker.getPool() != POOL) {
+      return call.get();
+    }
+    Blocker<T> blocker = new Blocker<>(call);
+    try {
+      ForkJoinPool.managedBlock(blocker);
+    } catch (InterruptedException e) { // not thrown by Blocker.block(); kept for the signature
+      Thread.currentThread().interrupt();
+    }
+    if (blocker.failure != null) {
+      throw blocker.failure;
+    }
+    return blocker.result;
+  }
+
+  /** One blocking call as a {@link ForkJoinPool.ManagedBlocker}: run once, then releasable. */
+  private static final class Blocker<T> implements ForkJoinPool.ManagedBlocker {
+    private final Supplier<T> call;
+    private T result;
+    private RuntimeException failure;
+    private boolean done;
+
+    Blocker(Supplier<T> call) {
+      this.call = call;
+    }
+
+    @Override
+    public boolean block() {
+      try {
+        result = call.get();
+      } catch (RuntimeException e) {
+        failure = e;
+      } finally {
+        done = true;
+      }
+      return true;
+    }
+
+    @Override
+    public boolean isReleasable() {
+      return done;
+    }
+  }
+}
