@@ -14,7 +14,7 @@ import java.util.concurrent.TimeoutException;
  * published: with many schedules compacting the shared etcd, a check left for the next quiet point would often
  * find the revision compacted. A revision compacted before its check is counted, never guessed.
  *
- * <p>Thread-safe: {@link #check} is called on the caches' notifier threads and only enqueues; the comparisons run on
+ * <p>Thread-safe: {@link #check} is called on the caches' notifiers and only enqueues; the comparisons run on
  * one thread per schedule; {@link #awaitChecked} is called by the schedule's thread.
  */
 final class PublicationChecker implements AutoCloseable {

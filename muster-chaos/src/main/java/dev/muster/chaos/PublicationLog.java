@@ -16,7 +16,7 @@ import java.util.Map;
  * Each publication is also handed to {@code onPublished} at once (the {@link PublicationChecker} compares it with
  * etcd at its revision before a compaction can take that revision away).
  *
- * <p>Thread-safe: the cache calls it on its notifier thread; the schedule's thread reads it.
+ * <p>Thread-safe: the cache calls it on its notifier; the schedule's thread reads it.
  */
 final class PublicationLog implements EndpointListener {
   /** One publication: the set at {@code revision}. */
@@ -24,7 +24,7 @@ final class PublicationLog implements EndpointListener {
 
   private final String cache;
   private final java.util.function.Consumer<Publication> onPublished;
-  private final Map<InstanceKey, Instance> rebuilt = new HashMap<>(); // notifier thread only
+  private final Map<InstanceKey, Instance> rebuilt = new HashMap<>(); // notifier only
   private final List<String> breaches = new ArrayList<>();
   private long lastRevision = -1;
   private long calls;

@@ -4,8 +4,14 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * Receives an {@link EndpointCache}'s changes. All methods are called on the cache's single notifier thread, in
- * revision order, one call at a time; they must be fast and must not throw (an exception is logged and ignored).
+ * Receives an {@link EndpointCache}'s changes. All methods are called by the cache's notifier, in revision order,
+ * one call at a time, never two at once (on the etcd adapter: on a thread of the process's shared delivery pool,
+ * not always the same one; each call sees what the one before it did). They must be fast, must not block (a blocked
+ * listener holds one of the pool's few threads) and must not throw (an exception is logged and ignored).
+ *
+ * <p>First comes exactly one {@link EndpointDelta.Kind#SNAPSHOT}, then every later change, each reflected once. A
+ * listener that falls more than 8 publications behind receives the newest set with the combined delta instead of
+ * each step; it is never handed an older set than one it already had, and a SNAPSHOT is never merged away.
  */
 public interface EndpointListener {
   /** A new set was published; {@code delta} says what changed and why. */

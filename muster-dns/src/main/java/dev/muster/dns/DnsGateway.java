@@ -43,7 +43,7 @@ import org.xbill.DNS.Name;
  * <p>Threads: {@link DnsConfig#udpThreads()} threads share one UDP socket, each receiving, answering and sending;
  * one thread accepts TCP connections, served by a pool of at most {@link DnsConfig#maxTcpConnections()} threads;
  * one directory thread lists each namespace's services. Answers are built from immutable per-service records that
- * the caches' notifier threads rebuild on each change, so the serving threads take no lock.
+ * the caches' notifiers rebuild on each change, so the serving threads take no lock.
  *
  * <p>{@link #start} returns once the sockets are bound and the first listing (and each cache's first set) is in,
  * or after {@code firstSetTimeout} (then serving what it has, and logging which caches are late).

@@ -21,7 +21,7 @@ import java.util.Set;
  * killed provider's lease expired, or its key was deleted), and an id removed earlier that is added again is a
  * {@code re-register} (a provider that lost its lease and registered anew, with a new lease).
  *
- * <p>Not thread-safe: one deriver per cache, called only on that cache's notifier thread (a listener's calls are
+ * <p>Not thread-safe: one deriver per cache, called only on that cache's notifier (a listener's calls are
  * serialized there).
  */
 final class EventDeriver {

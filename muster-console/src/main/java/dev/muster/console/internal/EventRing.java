@@ -8,7 +8,7 @@ import java.util.List;
 /**
  * The last {@code capacity} console events, numbered in the order they were added.
  *
- * <p>Thread-safe: caches' notifier threads and the directory thread add, the pump thread reads; one monitor guards
+ * <p>Thread-safe: caches' notifiers and the directory thread add, the pump thread reads; one monitor guards
  * the deque and the counter, held only to copy (never across I/O or a callback).
  */
 final class EventRing {

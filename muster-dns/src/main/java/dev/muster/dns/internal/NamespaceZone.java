@@ -17,7 +17,7 @@ import org.xbill.DNS.SOARecord;
  * One served zone, {@code <namespace>.<domain>}: the records of each of its services and the zone's own (browse
  * PTRs, SOA, NS).
  *
- * <p>Threading: writers are the services' cache notifier threads and the directory thread; they serialize on this
+ * <p>Threading: writers are the services' cache notifiers and the directory thread; they serialize on this
  * object's monitor, copy the service map (O(services), never O(instances)), and publish an immutable
  * {@link View} through one volatile field. Readers (the UDP and TCP threads) read that field once per query and
  * take no lock.

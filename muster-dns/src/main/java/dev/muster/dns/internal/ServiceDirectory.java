@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps one endpoint cache per service of a namespace: reads the namespace's service names (keys only) every
  * refresh, opens a cache for a service that appeared and closes the cache of one that is gone. Each cache's
- * listener rebuilds that service's records on the cache's notifier thread and puts them in the zone.
+ * listener rebuilds that service's records on the cache's notifier and puts them in the zone.
  *
  * <p>Threading: the first {@link #refresh()} and {@link #awaitCaches} run on the thread starting the gateway, the
  * later refreshes on the gateway's one directory thread (started after them), and {@link #close()} after that
@@ -106,7 +106,7 @@ public final class ServiceDirectory implements AutoCloseable {
   private void open(String service) {
     NamespaceZone.Feed feed = new NamespaceZone.Feed(service);
     EndpointListener listener = new EndpointListener() {
-      private Instant staleSince; // the cache's notifier thread only
+      private Instant staleSince; // the cache's notifier only
       private EndpointSet last = EndpointSet.EMPTY;
 
       @Override

@@ -28,7 +28,7 @@ import org.xbill.DNS.TextParseException;
 import org.xbill.DNS.Type;
 
 /**
- * Every record of one service, built once from one endpoint set (on the cache's notifier thread) and then only
+ * Every record of one service, built once from one endpoint set (on the cache's notifier) and then only
  * read: a query copies references out of it and never builds a record (docs/design-dns.md). Immutable.
  *
  * <p>Names, under the zone {@code <ns>.<domain>}:
