@@ -256,7 +256,11 @@ public final class EtcdRegistrar implements Registration {
           : new Lease(grant(ttl), 0, false);
     }
 
-    /** After the put, not before: the next lease's grant must not compete with this put for etcd's commit. */
+    /**
+     * The pool's refill is a task queued on the loop once the put is done: it runs after the driver has ended this
+     * attempt (event, caller released), so the next lease's grant neither competes with this put for etcd's commit
+     * nor delays {@code register()}'s return by the cost of starting the call.
+     */
     @Override
     public PutResult putIfAbsent(Instance instance, long lease) {
       try {
@@ -268,7 +272,12 @@ public final class EtcdRegistrar implements Registration {
       } finally {
         if (refillAfterPut) {
           refillAfterPut = false;
-          leasesAhead.refill(config.ttl());
+          Duration ttl = config.ttl();
+          try {
+            loop.execute(() -> leasesAhead.refill(ttl));
+          } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the registration is already over (a failed start): the next one grants its own lease
+          }
         }
       }
     }
