@@ -13,13 +13,22 @@ import java.util.List;
  * the ITs, as a muster-testing {@link ChildProcess}: close it (try-with-resources) and it is killed by pid.
  */
 final class MusterJar {
+  /**
+   * JVM flags for the CLI processes the ITs start. They live for seconds, so C1 alone (no C2 compiles competing for
+   * the two cores with etcd, the test JVM and the other processes) and the serial collector start them faster and
+   * lighter; nothing they are tested for depends on the JIT or the collector. Test processes only: {@code
+   * ./muster}, the lab and the bench run the CLI with the JVM's defaults.
+   */
+  static final List<String> JVM_FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+
   private MusterJar() {}
 
-  /** Starts {@code java -jar muster.jar ARGS...}. */
+  /** Starts {@code java JVM_FLAGS -jar muster.jar ARGS...}. */
   static ChildProcess start(String... args) {
     List<String> rest = new ArrayList<>(List.of("-jar", System.getProperty("muster.jar", "target/muster.jar")));
     rest.addAll(List.of(args));
-    return ChildProcess.start("muster-" + (args.length == 0 ? "" : args[0]), ChildProcess.javaCommand(List.of(), rest));
+    return ChildProcess.start("muster-" + (args.length == 0 ? "" : args[0]), ChildProcess.javaCommand(JVM_FLAGS,
+        rest));
   }
 
   /** Runs {@code muster ARGS...} to completion (at most {@code limit}, else it fails) and returns it, exited. */
