@@ -36,11 +36,9 @@ import java.util.Map;
  */
 final class ValueDecoder {
   private final InstanceKey key;
-  private final String where;
 
   ValueDecoder(InstanceKey key) {
     this.key = key;
-    this.where = key.path();
   }
 
   Instance decode(byte[] value) {
@@ -219,16 +217,16 @@ final class ValueDecoder {
       return new Instance(key.id(), key.namespace(), key.service(), key.version(), address, port, state, weight,
           zone, region, tags, metadata, registeredAt);
     } catch (InvalidInputException e) {
-      throw new MalformedValueException(where, e.getMessage(), e);
+      throw new MalformedValueException(key.path(), e.getMessage(), e);
     }
   }
 
   private JsonNode parse(byte[] value) {
     if (value == null || value.length == 0) {
-      throw new MalformedValueException(where, "empty, expected a JSON object");
+      throw new MalformedValueException(key.path(), "empty, expected a JSON object");
     }
     if (value.length > InstanceCodec.MAX_VALUE_BYTES) {
-      throw new MalformedValueException(where,
+      throw new MalformedValueException(key.path(),
           "too large: " + value.length + " bytes > " + InstanceCodec.MAX_VALUE_BYTES);
     }
     String text;
@@ -239,7 +237,7 @@ final class ValueDecoder {
           .decode(ByteBuffer.wrap(value))
           .toString();
     } catch (CharacterCodingException e) {
-      throw new MalformedValueException(where, "not UTF-8 text", e);
+      throw new MalformedValueException(key.path(), "not UTF-8 text", e);
     }
     JsonNode root;
     try {
@@ -247,13 +245,13 @@ final class ValueDecoder {
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();
       String position = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
-      throw new MalformedValueException(where, "not JSON: " + e.getOriginalMessage() + position, e);
+      throw new MalformedValueException(key.path(), "not JSON: " + e.getOriginalMessage() + position, e);
     }
     if (root == null || root.isMissingNode()) {
-      throw new MalformedValueException(where, "empty, expected a JSON object");
+      throw new MalformedValueException(key.path(), "empty, expected a JSON object");
     }
     if (!root.isObject()) {
-      throw new MalformedValueException(where, "not a JSON object but " + Json.kind(root));
+      throw new MalformedValueException(key.path(), "not a JSON object but " + Json.kind(root));
     }
     return root;
   }
@@ -348,11 +346,11 @@ final class ValueDecoder {
   }
 
   private MalformedValueException missing(String field) {
-    return new MalformedValueException(where, "field \"" + field + "\" is missing");
+    return new MalformedValueException(key.path(), "field \"" + field + "\" is missing");
   }
 
   private MalformedValueException bad(String field, JsonNode value, String expected) {
-    return new MalformedValueException(where,
+    return new MalformedValueException(key.path(),
         "field \"" + field + "\" has bad value " + Json.show(value) + ": " + expected);
   }
 }

@@ -12,13 +12,13 @@ import dev.muster.sign.TrustedKeys;
 import dev.muster.sign.UnverifiedRecordException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -141,7 +141,9 @@ public final class RevisionApplier {
     }
     Map<InstanceKey, Instance> before = current.asMap();
     EndpointSet next = current; // each plus/minus makes a new set; `current` never changes
-    Set<InstanceKey> touched = new LinkedHashSet<>();
+    // In order and each once. A revision of one event (the usual watch event) touches at most one key, so it needs
+    // no set to tell repeats apart.
+    Collection<InstanceKey> touched = events.size() == 1 ? new ArrayList<>(1) : new LinkedHashSet<>();
     for (CacheRecord r : events) {
       Optional<InstanceKey> key = parse(r, revision);
       if (key.isEmpty()) {
