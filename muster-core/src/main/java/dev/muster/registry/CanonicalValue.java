@@ -164,21 +164,36 @@ final class CanonicalValue {
     return null;
   }
 
-  /** After '[': the strings up to ']', or null. */
+  /** After '[': the strings up to ']', or null. One tag, the usual case, needs no list to grow. */
   private List<String> tags() {
     if (at < b.length && b[at] == ']') {
       at++;
       return List.of();
     }
-    List<String> tags = new ArrayList<>(4);
+    String first = null;
+    List<String> more = null;
     do {
       String tag = string();
-      if (tag == null || tags.size() == MAX_ENTRIES) {
+      if (tag == null) {
         return null;
       }
-      tags.add(tag);
+      if (first == null) {
+        first = tag;
+      } else {
+        if (more == null) {
+          more = new ArrayList<>(4);
+          more.add(first);
+        }
+        if (more.size() == MAX_ENTRIES) {
+          return null;
+        }
+        more.add(tag);
+      }
     } while (at < b.length && b[at++] == ',');
-    return b[at - 1] == ']' ? tags : null;
+    if (b[at - 1] != ']') {
+      return null;
+    }
+    return more != null ? more : List.of(first);
   }
 
   /**
