@@ -1,9 +1,11 @@
 package dev.muster.registry;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.muster.InvalidInputException;
 import dev.muster.MalformedValueException;
@@ -35,6 +37,19 @@ import java.util.Map;
  * the cache's loop thread, so this is where a cache's events-per-second are won or lost.
  */
 final class ValueDecoder {
+  /**
+   * The streaming path's parser factory: {@link Json#MAPPER}'s settings but without Jackson's duplicate detection,
+   * which keeps a hash set per object; the path finds duplicates itself (a bit per known field, a short list for
+   * the others) and gives up at one, so the tree words it as before. Thread-safe, shared.
+   */
+  private static final JsonFactory UNCHECKED = JsonFactory.builder()
+      .disable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+      .build();
+  private static final List<String> KNOWN = List.of("schema", "address", "port", "state", "weight", "zone",
+      "region", "tags", "metadata", "registeredAt");
+  /** More names than this in one unknown object (rare) and the tree decides. */
+  private static final int MAX_CHECKED_NAMES = 32;
+
   private final InstanceKey key;
 
   ValueDecoder(InstanceKey key) {
@@ -68,12 +83,19 @@ final class ValueDecoder {
     List<String> tags = List.of();
     Map<String, String> metadata = Map.of();
     Instant registeredAt = null;
-    try (JsonParser p = Json.MAPPER.createParser(value)) {
+    int seen = 0; // a bit per known field, to find one given twice
+    List<String> unknown = null;
+    try (JsonParser p = UNCHECKED.createParser(value)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         return null;
       }
       for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
         String field = p.currentName();
+        int bit = KNOWN.indexOf(field);
+        if (bit >= 0 && (seen & (1 << bit)) != 0) {
+          return null; // a duplicated field
+        }
+        seen |= bit >= 0 ? 1 << bit : 0;
         JsonToken v = p.nextToken();
         boolean isNull = v == JsonToken.VALUE_NULL;
         switch (field) {
@@ -145,7 +167,14 @@ final class ValueDecoder {
               registeredAt = Instant.parse(p.getText());
             }
           }
-          default -> p.skipChildren(); // unknown fields (a later schema's, the signature) are ignored
+          default -> { // unknown fields (a later schema's, the signature) are ignored, once each
+            if (unknown == null) {
+              unknown = new ArrayList<>(2);
+            }
+            if (!addOnce(unknown, field) || !skipChecked(p, v)) {
+              return null;
+            }
+          }
         }
       }
       if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null || address == null || port < 0) {
@@ -160,6 +189,38 @@ final class ValueDecoder {
     } catch (InvalidInputException e) {
       return null; // the instance rules: the tree path reports the same rule
     }
+  }
+
+  /**
+   * After {@code v}, the first token of a value: skips the value, false if an object in it has a name twice (which
+   * Jackson's duplicate detection, off for the streaming path, would have refused) or it is too large to check.
+   */
+  private static boolean skipChecked(JsonParser p, JsonToken v) throws java.io.IOException {
+    if (v == JsonToken.START_ARRAY) {
+      for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
+        if (t == null || !skipChecked(p, t)) {
+          return false;
+        }
+      }
+    } else if (v == JsonToken.START_OBJECT) {
+      List<String> names = new ArrayList<>(4);
+      for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
+        if (!addOnce(names, p.currentName()) || !skipChecked(p, p.nextToken())) {
+          return false;
+        }
+      }
+      return p.currentToken() == JsonToken.END_OBJECT;
+    }
+    return v != null;
+  }
+
+  /** Adds {@code name} unless it is there already (false) or there are too many to compare one by one (false). */
+  private static boolean addOnce(List<String> names, String name) {
+    if (names.size() == MAX_CHECKED_NAMES || names.contains(name)) {
+      return false;
+    }
+    names.add(name);
+    return true;
   }
 
   private static InstanceState stateNamed(String text) {
@@ -183,15 +244,14 @@ final class ValueDecoder {
     return tags;
   }
 
-  /** After START_OBJECT: the string-valued fields up to END_OBJECT, or null at anything else. */
+  /** After START_OBJECT: the string-valued fields up to END_OBJECT, or null at anything else (a name twice too). */
   private static Map<String, String> streamedMetadata(JsonParser p) throws java.io.IOException {
     Map<String, String> metadata = new LinkedHashMap<>();
     for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
       String name = p.currentName();
-      if (p.nextToken() != JsonToken.VALUE_STRING) {
+      if (p.nextToken() != JsonToken.VALUE_STRING || metadata.put(name, p.getText()) != null) {
         return null;
       }
-      metadata.put(name, p.getText());
     }
     return p.currentToken() == JsonToken.END_OBJECT ? metadata : null;
   }
