@@ -193,8 +193,12 @@ public final class RevisionApplier {
     }
   }
 
+  /** {@code list} plus {@code instance}: an immutable list of one at first (the delta keeps it without a copy). */
   private static List<Instance> append(List<Instance> list, Instance instance) {
-    List<Instance> to = list == null ? new ArrayList<>(4) : list;
+    if (list == null) {
+      return List.of(instance);
+    }
+    List<Instance> to = list instanceof ArrayList ? list : new ArrayList<>(list);
     to.add(instance);
     return to;
   }
