@@ -232,6 +232,14 @@ class ValueDecoderEquivalenceTest {
     check(nul, new int[2]);
   }
 
+  @Test
+  void deeplyNestedUnknownMembersDecodeAlike() { // the streaming path's duplicate check recurses into them
+    for (int depth : new int[] {10, 240, 1_000, 2_000}) {
+      String nested = "[{\"x\":".repeat(depth) + "1" + "}]".repeat(depth);
+      check(("{\"address\":\"h\",\"port\":80,\"future\":" + nested + "}").getBytes(UTF_8), new int[2]);
+    }
+  }
+
   private static byte[] splice(byte[] v, int from, int to, byte[] insert) {
     byte[] out = new byte[v.length - (to - from) + insert.length];
     System.arraycopy(v, 0, out, 0, from);
