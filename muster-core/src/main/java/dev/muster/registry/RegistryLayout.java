@@ -59,21 +59,35 @@ public record RegistryLayout(String root) {
    *     exactly four segments after it, or a segment is not a valid name
    */
   public InstanceKey parseKey(String key) {
-    String expected = "expected " + rootPrefix() + "{namespace}/{service}/{version}/{instanceId}";
-    if (key == null || key.isEmpty() || !key.startsWith(rootPrefix())) {
-      throw new InvalidInputException("key", key, expected);
+    // Index arithmetic rather than split: every PUT a cache applies has its key parsed (JFR, ApplyBenchmark).
+    int from = root.length() + 2; // after "/{root}/"
+    if (key == null || key.length() < from || key.charAt(0) != '/' || !key.startsWith(root, 1)
+        || key.charAt(from - 1) != '/') {
+      throw new InvalidInputException("key", key, expectedKey());
     }
-    String[] parts = key.substring(rootPrefix().length()).split("/", -1);
-    if (parts.length != 4) {
-      throw new InvalidInputException("key", key, expected);
+    int serviceAt = key.indexOf('/', from) + 1;
+    int versionAt = serviceAt == 0 ? 0 : key.indexOf('/', serviceAt) + 1;
+    int idAt = versionAt == 0 ? 0 : key.indexOf('/', versionAt) + 1;
+    if (idAt == 0 || key.indexOf('/', idAt) >= 0) {
+      throw new InvalidInputException("key", key, expectedKey());
     }
-    String[] fields = {"namespace", "service", "version", "instance id"};
-    for (int i = 0; i < parts.length; i++) {
-      if (!Names.isValid(parts[i])) {
-        String part = parts[i].isEmpty() ? "is empty" : "\"" + parts[i] + "\" is not a valid name";
-        throw new InvalidInputException("key", key, "its " + fields[i] + " part " + part + "; " + Names.RULE);
-      }
+    String namespace = keyPart(key, "namespace", from, serviceAt - 1);
+    String service = keyPart(key, "service", serviceAt, versionAt - 1);
+    String version = keyPart(key, "version", versionAt, idAt - 1);
+    String id = keyPart(key, "instance id", idAt, key.length());
+    return new InstanceKey(namespace, service, version, id);
+  }
+
+  private String expectedKey() {
+    return "expected " + rootPrefix() + "{namespace}/{service}/{version}/{instanceId}";
+  }
+
+  private static String keyPart(String key, String field, int from, int to) {
+    String part = key.substring(from, to);
+    if (!Names.isValid(part)) {
+      String problem = part.isEmpty() ? "is empty" : "\"" + part + "\" is not a valid name";
+      throw new InvalidInputException("key", key, "its " + field + " part " + problem + "; " + Names.RULE);
     }
-    return new InstanceKey(parts[0], parts[1], parts[2], parts[3]);
+    return part;
   }
 }

@@ -1,9 +1,11 @@
 package dev.muster.registry;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.muster.InvalidInputException;
 import dev.muster.MalformedValueException;
@@ -23,27 +25,43 @@ import java.util.Map;
  * Decodes one registry value (see {@link InstanceCodec} for the rules). One decoder per value: it carries the key
  * so every failure can name it. Not thread-safe; confined to the calling thread.
  *
- * <p>Two paths, one set of rules. The <b>streaming path</b> reads the bytes once with Jackson's parser, straight into
- * the fields of an {@link Instance}: no tree, no intermediate map, no copy of the value as a {@code String}. It only
- * ever accepts: at the first thing that is not a well-formed value of the expected shape (a wrong type, a
- * duplicated field, trailing tokens, a parse error, bad UTF-8) it gives up and the <b>tree path</b> decides, which
- * is the one that words every error. So a value the streaming path accepts is one the tree path accepts, decoded to
- * an equal instance ({@code ValueDecoderEquivalenceTest} holds the two together over the codec's cases and 20,000
+ * <p>Three paths, one set of rules. The <b>canonical path</b> ({@link CanonicalValue}) reads only the encoder's own
+ * spelling, by hand, in one pass over the bytes. The <b>streaming path</b> reads any spelling once with Jackson's
+ * parser, straight into the fields of an {@link Instance}: no tree, no intermediate map, no copy of the value as a
+ * {@code String}. Both only ever accept: at the first thing that is not a well-formed value of the expected shape (a
+ * wrong type, a duplicated field, trailing tokens, a parse error, bad UTF-8; for the canonical path also any other
+ * spelling) they give up and the next path decides, the last being the <b>tree path</b>, which is the one that
+ * words every error. So a value a fast path accepts is one the tree path accepts, decoded to an equal instance
+ * ({@code ValueDecoderEquivalenceTest} holds the three together over the codec's cases and tens of thousands of
  * mutated values), and every failure reads exactly as it always has. Every PUT a cache applies is decoded here, on
  * the cache's loop thread, so this is where a cache's events-per-second are won or lost.
  */
 final class ValueDecoder {
+  /**
+   * The streaming path's parser factory: {@link Json#MAPPER}'s settings but without Jackson's duplicate detection,
+   * which keeps a hash set per object; the path finds duplicates itself (a bit per known field, a short list for
+   * the others) and gives up at one, so the tree words it as before. Thread-safe, shared.
+   */
+  private static final JsonFactory UNCHECKED = JsonFactory.builder()
+      .disable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+      .build();
+  private static final List<String> KNOWN = List.of("schema", "address", "port", "state", "weight", "zone",
+      "region", "tags", "metadata", "registeredAt");
+  /** More names than this in one unknown object (rare) and the tree decides. */
+  private static final int MAX_CHECKED_NAMES = 32;
+
   private final InstanceKey key;
-  private final String where;
 
   ValueDecoder(InstanceKey key) {
     this.key = key;
-    this.where = key.path();
   }
 
   Instance decode(byte[] value) {
     if (value != null && value.length > 0 && value.length <= InstanceCodec.MAX_VALUE_BYTES && Utf8.isValid(value)) {
-      Instance fast = streaming(value);
+      Instance fast = CanonicalValue.read(key, value);
+      if (fast == null) {
+        fast = streaming(value);
+      }
       if (fast != null) {
         return fast;
       }
@@ -65,12 +83,19 @@ final class ValueDecoder {
     List<String> tags = List.of();
     Map<String, String> metadata = Map.of();
     Instant registeredAt = null;
-    try (JsonParser p = Json.MAPPER.createParser(value)) {
+    int seen = 0; // a bit per known field, to find one given twice
+    List<String> unknown = null;
+    try (JsonParser p = UNCHECKED.createParser(value)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         return null;
       }
       for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
         String field = p.currentName();
+        int bit = KNOWN.indexOf(field);
+        if (bit >= 0 && (seen & (1 << bit)) != 0) {
+          return null; // a duplicated field
+        }
+        seen |= bit >= 0 ? 1 << bit : 0;
         JsonToken v = p.nextToken();
         boolean isNull = v == JsonToken.VALUE_NULL;
         switch (field) {
@@ -142,7 +167,14 @@ final class ValueDecoder {
               registeredAt = Instant.parse(p.getText());
             }
           }
-          default -> p.skipChildren(); // unknown fields (a later schema's, the signature) are ignored
+          default -> { // unknown fields (a later schema's, the signature) are ignored, once each
+            if (unknown == null) {
+              unknown = new ArrayList<>(2);
+            }
+            if (!addOnce(unknown, field) || !skipChecked(p, v)) {
+              return null;
+            }
+          }
         }
       }
       if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null || address == null || port < 0) {
@@ -157,6 +189,38 @@ final class ValueDecoder {
     } catch (InvalidInputException e) {
       return null; // the instance rules: the tree path reports the same rule
     }
+  }
+
+  /**
+   * After {@code v}, the first token of a value: skips the value, false if an object in it has a name twice (which
+   * Jackson's duplicate detection, off for the streaming path, would have refused) or it is too large to check.
+   */
+  private static boolean skipChecked(JsonParser p, JsonToken v) throws java.io.IOException {
+    if (v == JsonToken.START_ARRAY) {
+      for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
+        if (t == null || !skipChecked(p, t)) {
+          return false;
+        }
+      }
+    } else if (v == JsonToken.START_OBJECT) {
+      List<String> names = new ArrayList<>(4);
+      for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
+        if (!addOnce(names, p.currentName()) || !skipChecked(p, p.nextToken())) {
+          return false;
+        }
+      }
+      return p.currentToken() == JsonToken.END_OBJECT;
+    }
+    return v != null;
+  }
+
+  /** Adds {@code name} unless it is there already (false) or there are too many to compare one by one (false). */
+  private static boolean addOnce(List<String> names, String name) {
+    if (names.size() == MAX_CHECKED_NAMES || names.contains(name)) {
+      return false;
+    }
+    names.add(name);
+    return true;
   }
 
   private static InstanceState stateNamed(String text) {
@@ -180,15 +244,14 @@ final class ValueDecoder {
     return tags;
   }
 
-  /** After START_OBJECT: the string-valued fields up to END_OBJECT, or null at anything else. */
+  /** After START_OBJECT: the string-valued fields up to END_OBJECT, or null at anything else (a name twice too). */
   private static Map<String, String> streamedMetadata(JsonParser p) throws java.io.IOException {
     Map<String, String> metadata = new LinkedHashMap<>();
     for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
       String name = p.currentName();
-      if (p.nextToken() != JsonToken.VALUE_STRING) {
+      if (p.nextToken() != JsonToken.VALUE_STRING || metadata.put(name, p.getText()) != null) {
         return null;
       }
-      metadata.put(name, p.getText());
     }
     return p.currentToken() == JsonToken.END_OBJECT ? metadata : null;
   }
@@ -214,16 +277,16 @@ final class ValueDecoder {
       return new Instance(key.id(), key.namespace(), key.service(), key.version(), address, port, state, weight,
           zone, region, tags, metadata, registeredAt);
     } catch (InvalidInputException e) {
-      throw new MalformedValueException(where, e.getMessage(), e);
+      throw new MalformedValueException(key.path(), e.getMessage(), e);
     }
   }
 
   private JsonNode parse(byte[] value) {
     if (value == null || value.length == 0) {
-      throw new MalformedValueException(where, "empty, expected a JSON object");
+      throw new MalformedValueException(key.path(), "empty, expected a JSON object");
     }
     if (value.length > InstanceCodec.MAX_VALUE_BYTES) {
-      throw new MalformedValueException(where,
+      throw new MalformedValueException(key.path(),
           "too large: " + value.length + " bytes > " + InstanceCodec.MAX_VALUE_BYTES);
     }
     String text;
@@ -234,7 +297,7 @@ final class ValueDecoder {
           .decode(ByteBuffer.wrap(value))
           .toString();
     } catch (CharacterCodingException e) {
-      throw new MalformedValueException(where, "not UTF-8 text", e);
+      throw new MalformedValueException(key.path(), "not UTF-8 text", e);
     }
     JsonNode root;
     try {
@@ -242,13 +305,13 @@ final class ValueDecoder {
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();
       String position = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
-      throw new MalformedValueException(where, "not JSON: " + e.getOriginalMessage() + position, e);
+      throw new MalformedValueException(key.path(), "not JSON: " + e.getOriginalMessage() + position, e);
     }
     if (root == null || root.isMissingNode()) {
-      throw new MalformedValueException(where, "empty, expected a JSON object");
+      throw new MalformedValueException(key.path(), "empty, expected a JSON object");
     }
     if (!root.isObject()) {
-      throw new MalformedValueException(where, "not a JSON object but " + Json.kind(root));
+      throw new MalformedValueException(key.path(), "not a JSON object but " + Json.kind(root));
     }
     return root;
   }
@@ -343,11 +406,11 @@ final class ValueDecoder {
   }
 
   private MalformedValueException missing(String field) {
-    return new MalformedValueException(where, "field \"" + field + "\" is missing");
+    return new MalformedValueException(key.path(), "field \"" + field + "\" is missing");
   }
 
   private MalformedValueException bad(String field, JsonNode value, String expected) {
-    return new MalformedValueException(where,
+    return new MalformedValueException(key.path(),
         "field \"" + field + "\" has bad value " + Json.show(value) + ": " + expected);
   }
 }

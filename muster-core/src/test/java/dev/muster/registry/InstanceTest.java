@@ -164,6 +164,19 @@ class InstanceTest {
   }
 
   @Test
+  void manyTagsInAnyListAreCheckedAlikeFirstProblemFirst() { // more than eight, or not random access: a hash set
+    List<String> nine = List.of("t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t2");
+    assertThatThrownBy(() -> orders().tags(nine)).hasMessage("tag \"t2\" is invalid: each tag may appear only once");
+    assertThatThrownBy(() -> orders().tags(new java.util.LinkedList<>(List.of("a", "b", "a"))))
+        .hasMessage("tag \"a\" is invalid: each tag may appear only once");
+    assertThatThrownBy(() -> orders().tags(List.of("a", "a", " ")))
+        .hasMessage("tag \"a\" is invalid: each tag may appear only once");
+    assertThatThrownBy(() -> orders().tags(List.of("a", " ", "a"))).hasMessageStartingWith("tag \" \" is invalid");
+    assertThat(orders().tags(new java.util.LinkedList<>(List.of("b", "a"))).tags()).containsExactly("b", "a");
+    assertThat(orders().tags(new ArrayList<>(nine.subList(0, 8))).tags()).hasSize(8);
+  }
+
+  @Test
   void rejectsBlankTooLongAndNullTags() {
     assertThatThrownBy(() -> orders().tag(" ")).hasMessageStartingWith("tag \" \" is invalid");
     assertThatThrownBy(() -> orders().tag("t".repeat(64))).hasMessageStartingWith("tag \"ttt");

@@ -89,4 +89,59 @@ class RegistryLayoutTest {
     assertThatThrownBy(() -> layout.servicePrefix("default", "api/"))
         .hasMessageStartingWith("service \"api/\" is invalid");
   }
+
+  @Test
+  void parsesKeysExactlyAsSplittingOnSlashesDid() {
+    java.util.SplittableRandom random = new java.util.SplittableRandom(19);
+    String alphabet = "/abz09-A_.";
+    RegistryLayout custom = new RegistryLayout("lab-7");
+    List<String> seeds = List.of("/muster/default/orders/v1/orders-8080-3f2a1c", "/lab-7/n/s/v/i", "/muster/a/b/c/d",
+        "/muster/", "/muster", "/musterx/a/b/c/d", "muster/a/b/c/d", "");
+    for (int i = 0; i < 50_000; i++) {
+      StringBuilder key = new StringBuilder(seeds.get(random.nextInt(seeds.size())));
+      for (int e = random.nextInt(3); e > 0; e--) {
+        int at = key.length() == 0 ? 0 : random.nextInt(key.length() + 1);
+        char c = alphabet.charAt(random.nextInt(alphabet.length()));
+        if (random.nextBoolean() || key.length() == 0 || at == key.length()) {
+          key.insert(at, c);
+        } else {
+          key.setCharAt(at, c);
+        }
+      }
+      for (RegistryLayout l : List.of(layout, custom)) {
+        assertThat(outcome(() -> l.parseKey(key.toString()).toString()))
+            .as("%s in %s", key, l.root()).isEqualTo(outcome(() -> splitting(l, key.toString()).toString()));
+      }
+    }
+    assertThat(outcome(() -> layout.parseKey(null).toString())).isEqualTo(outcome(() -> splitting(layout, null)
+        .toString()));
+  }
+
+  private static String outcome(java.util.function.Supplier<String> parse) {
+    try {
+      return "ok " + parse.get();
+    } catch (InvalidInputException e) {
+      return "error " + e.getMessage();
+    }
+  }
+
+  /** The former parseKey, verbatim, as the oracle. */
+  private static InstanceKey splitting(RegistryLayout layout, String key) {
+    String expected = "expected " + layout.rootPrefix() + "{namespace}/{service}/{version}/{instanceId}";
+    if (key == null || key.isEmpty() || !key.startsWith(layout.rootPrefix())) {
+      throw new InvalidInputException("key", key, expected);
+    }
+    String[] parts = key.substring(layout.rootPrefix().length()).split("/", -1);
+    if (parts.length != 4) {
+      throw new InvalidInputException("key", key, expected);
+    }
+    String[] fields = {"namespace", "service", "version", "instance id"};
+    for (int i = 0; i < parts.length; i++) {
+      if (!Names.isValid(parts[i])) {
+        String part = parts[i].isEmpty() ? "is empty" : "\"" + parts[i] + "\" is not a valid name";
+        throw new InvalidInputException("key", key, "its " + fields[i] + " part " + part + "; " + Names.RULE);
+      }
+    }
+    return new InstanceKey(parts[0], parts[1], parts[2], parts[3]);
+  }
 }

@@ -12,13 +12,13 @@ import dev.muster.sign.TrustedKeys;
 import dev.muster.sign.UnverifiedRecordException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -116,7 +116,11 @@ public final class RevisionApplier {
     Map<String, CacheRecord> stillVerified = new HashMap<>(); // installed with the set, never half-built
     for (CacheRecord r : snapshot) {
       requireUnderPrefix(r);
-      parse(r, revision).flatMap(k -> decode(k, r, revision, stillVerified)).ifPresent(instances::add);
+      InstanceKey key = parse(r, revision);
+      Instance instance = key == null ? null : decode(key, r, revision, stillVerified);
+      if (instance != null) {
+        instances.add(instance);
+      }
     }
     EndpointSet before = current;
     current = EndpointSet.of(revision, instances);
@@ -141,43 +145,46 @@ public final class RevisionApplier {
     }
     Map<InstanceKey, Instance> before = current.asMap();
     EndpointSet next = current; // each plus/minus makes a new set; `current` never changes
-    Set<InstanceKey> touched = new LinkedHashSet<>();
+    // In order and each once. A revision of one event (the usual watch event) touches at most one key, so it needs
+    // no set to tell repeats apart.
+    Collection<InstanceKey> touched = events.size() == 1 ? new ArrayList<>(1) : new LinkedHashSet<>();
     for (CacheRecord r : events) {
-      Optional<InstanceKey> key = parse(r, revision);
-      if (key.isEmpty()) {
+      InstanceKey key = parse(r, revision);
+      if (key == null) {
         continue;
       }
-      touched.add(key.get());
+      touched.add(key);
       if (r.kind() == CacheRecord.Kind.DELETE) {
-        next = next.minus(key.get());
+        next = next.minus(key);
         verified.remove(r.key());
       } else {
         verified.remove(r.key()); // a watched put is always checked: the memo spares a resync's unchanged records
-        Optional<Instance> decoded = decode(key.get(), r, revision, verified);
-        if (decoded.isPresent()) {
-          next = next.plus(decoded.get());
+        Instance decoded = decode(key, r, revision, verified);
+        if (decoded != null) {
+          next = next.plus(decoded);
         } else {
-          next = next.minus(key.get()); // a value that no longer decodes takes its instance out of the set
+          next = next.minus(key); // a value that no longer decodes takes its instance out of the set
         }
       }
     }
-    List<Instance> added = new ArrayList<>();
-    List<Instance> removed = new ArrayList<>();
-    List<Instance> changed = new ArrayList<>();
+    // Lists made only when something goes in: most revisions change one instance, so two of the three stay empty.
+    List<Instance> added = null;
+    List<Instance> removed = null;
+    List<Instance> changed = null;
     for (InstanceKey k : touched) {
       Instance old = before.get(k);
       Instance now = next.asMap().get(k);
       if (old == null && now != null) {
-        added.add(now);
+        added = append(added, now);
       } else if (old != null && now == null) {
-        removed.add(old);
+        removed = append(removed, old);
       } else if (old != null && !old.equals(now)) {
-        changed.add(now);
+        changed = append(changed, now);
       }
     }
     current = next.atRevision(revision);
     return Optional.of(new Publication(current,
-        new EndpointDelta(EndpointDelta.Kind.UPDATE, added, removed, changed)));
+        new EndpointDelta(EndpointDelta.Kind.UPDATE, orEmpty(added), orEmpty(removed), orEmpty(changed))));
   }
 
   private void requireUnderPrefix(CacheRecord r) {
@@ -186,31 +193,45 @@ public final class RevisionApplier {
     }
   }
 
-  private Optional<InstanceKey> parse(CacheRecord r, long revision) {
+  /** {@code list} plus {@code instance}: an immutable list of one at first (the delta keeps it without a copy). */
+  private static List<Instance> append(List<Instance> list, Instance instance) {
+    if (list == null) {
+      return List.of(instance);
+    }
+    List<Instance> to = list instanceof ArrayList ? list : new ArrayList<>(list);
+    to.add(instance);
+    return to;
+  }
+
+  private static List<Instance> orEmpty(List<Instance> list) {
+    return list == null ? List.of() : list;
+  }
+
+  /** The key's identity, or null (counted and logged for a PUT) if it is not an instance key. */
+  private InstanceKey parse(CacheRecord r, long revision) {
     try {
-      return Optional.of(layout.parseKey(r.key()));
+      return layout.parseKey(r.key());
     } catch (MusterException e) {
       if (r.kind() == CacheRecord.Kind.PUT) {
         countMalformed(r.key(), revision, e.getMessage());
       }
-      return Optional.empty();
+      return null;
     }
   }
 
   /**
-   * The instance of {@code r}, if it decodes and (with trusted keys) verifies; a record that verified is added to
-   * {@code verifiedOut}.
+   * The instance of {@code r}, or null if it does not decode or (with trusted keys) does not verify; a record that
+   * verified is added to {@code verifiedOut}.
    */
-  private Optional<Instance> decode(InstanceKey key, CacheRecord r, long revision,
-      Map<String, CacheRecord> verifiedOut) {
+  private Instance decode(InstanceKey key, CacheRecord r, long revision, Map<String, CacheRecord> verifiedOut) {
     Instance instance;
     try {
       instance = InstanceCodec.decode(key, r.value());
     } catch (MusterException e) {
       countMalformed(r.key(), revision, e.getMessage());
-      return Optional.empty();
+      return null;
     }
-    return trust.isEmpty() || verifies(key, r, revision, verifiedOut) ? Optional.of(instance) : Optional.empty();
+    return trust.isEmpty() || verifies(key, r, revision, verifiedOut) ? instance : null;
   }
 
   /** Whether {@code r} is signed by a key trusted for its service, for its key and lease; counted and logged if not. */
