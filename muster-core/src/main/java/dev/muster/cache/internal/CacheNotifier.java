@@ -39,8 +39,9 @@ import org.slf4j.LoggerFactory;
  *       what it receives is always a set the cache published, never an older one;
  *   <li>a SNAPSHOT is never merged away: a SNAPSHOT that absorbs later publications is delivered as a SNAPSHOT of
  *       the newer set; otherwise a RESYNC among them makes the merge a RESYNC, else it is an UPDATE;
- *   <li>nothing merges across a stale, recovered or failed notice or a listener's catch-up: only into the newest
- *       queued task, and only while it is a publication.
+ *   <li>nothing merges across a stale, recovered or failed notice: only into the newest queued task, and only
+ *       while it is a publication. A publication may merge into one queued before a listener's catch-up: the
+ *       catch-up reads the delivered set when it runs, so the new listener has it in its SNAPSHOT.
  * </ul>
  * The cost: a merge records the keys the new delta touched (O(changed)); the combined delta is computed once, when
  * its delivery starts, from those keys (O(touched keys × log n)). Without a backlog nothing is merged.
@@ -61,7 +62,7 @@ public final class CacheNotifier {
   /** The set of the newest publication queued (the loop's view), or null before the first. */
   private EndpointSet lastQueued;
 
-  // Notifier thread only.
+  // The notifier's tasks only.
   private final List<EndpointListener> listeners = new ArrayList<>();
   private EndpointSet delivered; // null until the first publication
   private Instant staleSince; // null while fresh
@@ -89,9 +90,8 @@ public final class CacheNotifier {
    */
   public void add(EndpointListener listener) {
     Objects.requireNonNull(listener, "listener");
-    synchronized (this) {
-      tail = null; // a publication queued after this task must reach the new listener unmerged with one before it
-    }
+    // No need to stop merges here: a publication merged into one queued before this task is in the set this task
+    // hands the new listener as its catch-up, since that set is read when the task runs.
     try {
       executor.execute(() -> {
         listeners.add(listener);
@@ -140,7 +140,7 @@ public final class CacheNotifier {
 
   /**
    * One publication on its way to the listeners, or several merged (see the class comment). Its fields change under
-   * the notifier's lock until it starts; from then on it is the notifier thread's.
+   * the notifier's lock until it starts; from then on they are its task's alone.
    */
   private final class Delivery implements Runnable {
     private final EndpointSet before;
@@ -180,15 +180,15 @@ public final class CacheNotifier {
     @Override
     public void run() {
       EndpointSet now;
-      EndpointDelta change;
       synchronized (CacheNotifier.this) {
         if (tail == this) {
-          tail = null;
+          tail = null; // from here on nothing merges into this one: its fields are this thread's
         }
         behind--;
         now = set;
-        change = touched == null ? delta : EndpointDelta.between(kind, before, now, touched);
       }
+      // Outside the lock, so the loop's next publish never waits for it.
+      EndpointDelta change = touched == null ? delta : EndpointDelta.between(kind, before, now, touched);
       delivered = now;
       listeners.forEach(l -> call(l, x -> x.onChange(now, change)));
     }
