@@ -248,12 +248,10 @@ public final class EtcdRegistrar implements Registration {
     @Override
     public Lease leaseForStart(Duration ttl) {
       if (!config.leaseAhead()) {
-        return new Lease(grant(ttl), 0, false);
+        return RegistrarDriver.Io.super.leaseForStart(ttl);
       }
       refillAfterPut = true;
-      Optional<LeasePool.Ahead> ahead = leasesAhead.take(ttl);
-      return ahead.isPresent() ? new Lease(ahead.get().id(), ahead.get().ageNanos(), true)
-          : new Lease(grant(ttl), 0, false);
+      return leasesAhead.take(ttl).orElseGet(() -> RegistrarDriver.Io.super.leaseForStart(ttl));
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.muster.etcd.internal;
 
+import dev.muster.registry.internal.RegistrarDriver;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
 import java.time.Duration;
@@ -39,10 +40,7 @@ import org.slf4j.LoggerFactory;
 public final class LeasePool implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeasePool.class);
 
-  /** A lease handed out: its id and how long ago its grant was asked for. */
-  record Ahead(long id, long ageNanos) {}
-
-  private record Ready(long id, long ttlSeconds, long askedAtNanos) {}
+  private record Ready(long id, long askedAtNanos) {}
 
   private final EtcdConnection connection;
   private final Duration requestTimeout;
@@ -59,8 +57,11 @@ public final class LeasePool implements AutoCloseable {
     this.nanoTime = nanoTime;
   }
 
-  /** The ready lease of {@code ttl} if it is fresh (granted less than TTL/3 ago); it is the caller's from now. */
-  Optional<Ahead> take(Duration ttl) {
+  /**
+   * The ready lease of {@code ttl} if it is fresh (granted less than TTL/3 ago), with its age counted from when its
+   * grant was asked for; it is the caller's from now.
+   */
+  Optional<RegistrarDriver.Lease> take(Duration ttl) {
     Ready lease;
     synchronized (this) {
       lease = ready.remove(ttl.toSeconds());
@@ -70,7 +71,7 @@ public final class LeasePool implements AutoCloseable {
     }
     long age = nanoTime.getAsLong() - lease.askedAtNanos();
     if (age < ttl.toNanos() / 3) {
-      return Optional.of(new Ahead(lease.id(), age));
+      return Optional.of(new RegistrarDriver.Lease(lease.id(), age, true));
     }
     if (age < ttl.toNanos()) {
       revokeInBackground(lease.id());
@@ -103,22 +104,17 @@ public final class LeasePool implements AutoCloseable {
   }
 
   private void granted(long seconds, long askedAt, LeaseGrantResponse response, Throwable failure) {
-    if (failure != null) {
-      synchronized (this) {
-        granting.remove(seconds);
-      }
-      log.debug("could not grant a lease ahead: {}", EtcdErrors.describe(failure));
-      return;
-    }
     boolean keep;
     synchronized (this) {
       granting.remove(seconds);
-      keep = !closed;
+      keep = failure == null && !closed;
       if (keep) {
-        ready.put(seconds, new Ready(response.getID(), seconds, askedAt));
+        ready.put(seconds, new Ready(response.getID(), askedAt));
       }
     }
-    if (!keep) {
+    if (failure != null) {
+      log.debug("could not grant a lease ahead: {}", EtcdErrors.describe(failure));
+    } else if (!keep) {
       revokeInBackground(response.getID());
     }
   }
@@ -134,22 +130,22 @@ public final class LeasePool implements AutoCloseable {
    */
   @Override
   public void close() {
-    List<Ready> left;
+    Map<Long, Ready> left;
     synchronized (this) {
       if (closed) {
         return;
       }
       closed = true;
-      left = new ArrayList<>(ready.values());
+      left = new HashMap<>(ready);
       ready.clear();
     }
     long now = nanoTime.getAsLong();
     List<CompletableFuture<?>> revokes = new ArrayList<>();
-    for (Ready lease : left) {
-      if (now - lease.askedAtNanos() < TimeUnit.SECONDS.toNanos(lease.ttlSeconds())) {
+    left.forEach((ttlSeconds, lease) -> {
+      if (now - lease.askedAtNanos() < TimeUnit.SECONDS.toNanos(ttlSeconds)) {
         revokes.add(revokeInBackground(lease.id()));
       }
-    }
+    });
     try {
       CompletableFuture.allOf(revokes.toArray(CompletableFuture[]::new))
           .get(requestTimeout.toNanos(), TimeUnit.NANOSECONDS);
