@@ -17,7 +17,10 @@ public record RegistrationEvent(Type type, Instant ts, String id, long lease, lo
   public enum Type {
     /** First registration succeeded. */
     REGISTERED("registered"),
-    /** A keepalive succeeded (reported only for the lab's {@code RegistrarControls}); {@link #ttl()}: etcd's. */
+    /**
+     * A keepalive succeeded (reported only for the lab's {@code RegistrarControls}); {@link #ttl()}: etcd's; the
+     * detail says how long etcd took to answer it.
+     */
     KEEPALIVE("keepalive"),
     /** A keepalive failed because etcd could not be reached; the lease may survive. */
     UNREACHABLE("unreachable"),

@@ -294,7 +294,7 @@ class RegistrarDriverTest {
       advanceExactly(ms(1000));
 
       assertThat(types()).containsExactly(REGISTERED, KEEPALIVE);
-      assertThat(last(KEEPALIVE).detail()).isEqualTo("ttl 3s");
+      assertThat(last(KEEPALIVE).detail()).isEqualTo("ttl 3s; answered in 0 us");
       assertThat(last(KEEPALIVE).ttl()).isEqualTo(Duration.ofSeconds(3));
     }
 
