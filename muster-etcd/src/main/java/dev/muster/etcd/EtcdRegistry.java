@@ -57,7 +57,13 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
     NegativeControls.install(new NegativeControls.Bridge() {
       @Override
       public EndpointCache watchFromNow(EtcdRegistry registry, CacheConfig config, List<EndpointListener> listeners) {
-        return registry.watch(config, CacheDriver.ResumeRule.FROM_NOW_NEGATIVE_CONTROL, listeners);
+        return registry.watch(config, CacheDriver.ResumeRule.FROM_NOW_NEGATIVE_CONTROL, null, listeners);
+      }
+
+      @Override
+      public EndpointCache watchWithoutJitter(EtcdRegistry registry, CacheConfig config,
+          List<EndpointListener> listeners) {
+        return registry.watch(config, CacheDriver.ResumeRule.AT_CHECKPOINT, NegativeControls.NO_JITTER, listeners);
       }
 
       @Override
@@ -160,12 +166,14 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
    */
   @Override
   public EndpointCache watch(CacheConfig config, EndpointListener... listeners) {
-    return watch(config, CacheDriver.ResumeRule.AT_CHECKPOINT, List.of(listeners));
+    return watch(config, CacheDriver.ResumeRule.AT_CHECKPOINT, null, List.of(listeners));
   }
 
-  private EndpointCache watch(CacheConfig config, CacheDriver.ResumeRule rule, List<EndpointListener> listeners) {
+  /** {@code backoffRandom} null: the cache draws its backoff jitter from its own {@link java.security.SecureRandom}. */
+  private EndpointCache watch(CacheConfig config, CacheDriver.ResumeRule rule,
+      java.util.random.RandomGenerator backoffRandom, List<EndpointListener> listeners) {
     EndpointCache cache = EtcdEndpointCache.start(connection, Objects.requireNonNull(config, "config"), rule, clock,
-        listeners, caches::remove); // a cache closed by its user leaves the list
+        backoffRandom, listeners, caches::remove); // a cache closed by its user leaves the list
     caches.add(cache);
     return cache;
   }

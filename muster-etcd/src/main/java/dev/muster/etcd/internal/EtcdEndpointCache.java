@@ -46,6 +46,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -101,7 +102,8 @@ public final class EtcdEndpointCache implements EndpointCache {
   private volatile long malformed;
   private volatile long unverified;
 
-  private EtcdEndpointCache(EtcdConnection connection, CacheConfig config, CacheDriver.ResumeRule rule, Clock clock) {
+  private EtcdEndpointCache(EtcdConnection connection, CacheConfig config, CacheDriver.ResumeRule rule, Clock clock,
+      RandomGenerator backoffRandom) {
     this.connection = connection;
     this.config = config;
     var layout = connection.config().layout();
@@ -120,17 +122,19 @@ public final class EtcdEndpointCache implements EndpointCache {
         : new FileSnapshotStore(config.snapshotFile());
     this.applier = new RevisionApplier(layout, prefix, config.trustedKeys());
     this.driver = new CacheDriver(config, rule, applier, new JetcdIo(), this::schedule, clock,
-        System::nanoTime, new Backoff(config.backoffBase(), config.backoffCap(), new SecureRandom()),
+        System::nanoTime, new Backoff(config.backoffBase(), config.backoffCap(),
+            backoffRandom == null ? new SecureRandom() : backoffRandom),
         new ToListeners(), store);
   }
 
   /**
    * Creates the cache and starts it: the first range runs on the cache's thread right away. {@code onClosed} runs
-   * once, on the thread that closes the cache, after it has closed.
+   * once, on the thread that closes the cache, after it has closed. {@code backoffRandom} draws the reconnect
+   * jitter; null for the cache's own {@link SecureRandom} (only the lab's jitter-off control passes one).
    */
   public static EtcdEndpointCache start(EtcdConnection connection, CacheConfig config, CacheDriver.ResumeRule rule,
-      Clock clock, List<EndpointListener> listeners, Consumer<EndpointCache> onClosed) {
-    EtcdEndpointCache cache = new EtcdEndpointCache(connection, config, rule, clock);
+      Clock clock, RandomGenerator backoffRandom, List<EndpointListener> listeners, Consumer<EndpointCache> onClosed) {
+    EtcdEndpointCache cache = new EtcdEndpointCache(connection, config, rule, clock, backoffRandom);
     cache.onClosed = java.util.Objects.requireNonNull(onClosed, "onClosed");
     listeners.forEach(cache.listeners::add);
     cache.onLoop(cache.driver::start);

@@ -11,12 +11,14 @@ import dev.muster.registry.RegistrationListener;
 import dev.muster.registry.internal.RegistrarControls;
 import java.util.List;
 import java.util.Objects;
+import java.util.random.RandomGenerator;
 
 /**
  * The lab's negative controls: Muster run wrong on purpose, to show that the lab's checks can fail — a cache that
- * resumes "from now" (consumer C) and a provider that does not re-register or that logs every keepalive
- * ({@link RegistrarControls}). They are options of no production configuration, and this package is not exported;
- * the lab, the chaos checker, the bench's provider and the command line's hidden lab flags reach them here.
+ * resumes "from now" (consumer C), a cache without reconnect jitter (the scale bench's storm control), and a
+ * provider that does not re-register or that logs every keepalive ({@link RegistrarControls}). They are options of
+ * no production configuration, and this package is not exported; the lab, the chaos checker, the bench and the
+ * command line's hidden lab flags reach them here.
  *
  * <p>{@link EtcdRegistry} installs its side of the bridge when its class is initialized (OkHttp's
  * {@code Internal.instance} pattern: the registry's connection stays private to it), so a registry passed in has
@@ -27,9 +29,28 @@ public final class NegativeControls {
   public interface Bridge {
     EndpointCache watchFromNow(EtcdRegistry registry, CacheConfig config, List<EndpointListener> listeners);
 
+    EndpointCache watchWithoutJitter(EtcdRegistry registry, CacheConfig config, List<EndpointListener> listeners);
+
     Registration register(EtcdRegistry registry, Instance instance, RegistrarConfig config,
         RegistrarControls controls, RegistrationListener listener);
   }
+
+  /**
+   * Jitter off: every draw is the top of its window, so a reconnect waits exactly its backoff ceiling and a retry
+   * after a successful probe exactly the probe jitter. Caches that failed together retry together: the
+   * synchronised storm that full jitter exists to prevent, as the scale bench's control.
+   */
+  public static final RandomGenerator NO_JITTER = new RandomGenerator() {
+    @Override
+    public long nextLong() {
+      return Long.MAX_VALUE;
+    }
+
+    @Override
+    public long nextLong(long bound) {
+      return bound - 1;
+    }
+  };
 
   private static volatile Bridge bridge;
 
@@ -47,6 +68,16 @@ public final class NegativeControls {
   public static EndpointCache watchFromNow(EtcdRegistry registry, CacheConfig config, EndpointListener... listeners) {
     Objects.requireNonNull(registry, "registry");
     return bridge.watchFromNow(registry, config, List.of(listeners));
+  }
+
+  /**
+   * A cache whose reconnect backoff has no jitter ({@link #NO_JITTER}): the control of the scale bench's reconnect
+   * storm. Otherwise an ordinary cache, held and closed by the registry.
+   */
+  public static EndpointCache watchWithoutJitter(EtcdRegistry registry, CacheConfig config,
+      EndpointListener... listeners) {
+    Objects.requireNonNull(registry, "registry");
+    return bridge.watchWithoutJitter(registry, config, List.of(listeners));
   }
 
   /** As {@link EtcdRegistry#register(Instance, RegistrarConfig, RegistrationListener)}, with {@code controls}. */
