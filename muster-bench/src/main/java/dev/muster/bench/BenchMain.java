@@ -8,6 +8,7 @@ import dev.muster.bench.grpc.GrpcBench;
 import dev.muster.bench.spring.SpringBench;
 import dev.muster.bench.report.Machine;
 import dev.muster.bench.report.ResultTables;
+import dev.muster.bench.scale.ScaleBench;
 import dev.muster.bench.support.Plan;
 import dev.muster.bench.support.SideResult;
 import java.io.ByteArrayOutputStream;
@@ -44,7 +45,7 @@ import picocli.CommandLine;
             + " with the machine's load."})
 public final class BenchMain implements Callable<Integer> {
   /** The parts of a run. */
-  enum Section { jmh, etcd, curator, tls, grpc, spring, dns }
+  enum Section { jmh, etcd, curator, tls, grpc, spring, dns, scale }
 
   @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
   boolean help;
@@ -53,8 +54,22 @@ public final class BenchMain implements Callable<Integer> {
   boolean quick;
 
   @Option(names = "--only", split = ",", paramLabel = "SECTION",
-      description = "Run only these sections, comma-separated: ${COMPLETION-CANDIDATES} (default: all).")
+      description = "Run only these sections, comma-separated: ${COMPLETION-CANDIDATES} (default: all but"
+          + " scale).")
   List<Section> only;
+
+  @Option(names = "--scale", description = "Also run the scale section: 10,000 caches in 4 consumer JVMs directly"
+      + " and through etcd's grpc-proxy, a reconnect storm with jitter on and off, 1,000 providers (about 10"
+      + " minutes more; not with --quick).")
+  boolean scale;
+
+  @Option(names = "--scale-watchers", paramLabel = "N",
+      description = "Caches in the scale section, split over 4 JVMs (default: 10000).")
+  Integer scaleWatchers;
+
+  @Option(names = "--scale-providers", paramLabel = "N",
+      description = "Providers in the scale section, split over 4 JVMs (default: 1000).")
+  Integer scaleProviders;
 
   @Option(names = "--seed", paramLabel = "N",
       description = "Seed of the kill schedule (the random gaps between kill -9s); default: a new one each run,"
@@ -80,7 +95,22 @@ public final class BenchMain implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    EnumSet<Section> sections = only == null || only.isEmpty() ? EnumSet.allOf(Section.class) : EnumSet.copyOf(only);
+    EnumSet<Section> sections = only == null || only.isEmpty() ? EnumSet.complementOf(EnumSet.of(Section.scale))
+        : EnumSet.copyOf(only);
+    if (scale) {
+      sections.add(Section.scale);
+    }
+    if (quick && sections.contains(Section.scale)) {
+      throw new CommandLine.ParameterException(new CommandLine(this),
+          "the scale section has no quick form: drop --quick, or size it down with --scale-watchers and"
+              + " --scale-providers");
+    }
+    ScaleBench.Plan scalePlan;
+    try {
+      scalePlan = ScaleBench.Plan.full().withSizes(scaleWatchers, scaleProviders);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+    }
     long killSeed = seed != null ? seed : new java.util.Random().nextLong();
     Plan plan = quick ? Plan.quick(killSeed) : Plan.full(killSeed);
     Path logs = out.resolve("logs");
@@ -112,6 +142,7 @@ public final class BenchMain implements Callable<Integer> {
     SpringBench.Result spring = sections.contains(Section.spring)
         ? SpringBench.run(repository(), quick ? 2 : 5, logs, progress) : null;
     DnsBench.Result dns = sections.contains(Section.dns) ? DnsBench.run(quick, logs, progress) : null;
+    ScaleBench.Result scaled = sections.contains(Section.scale) ? ScaleBench.run(scalePlan, logs, progress) : null;
     double took = (System.nanoTime() - t0) / 1e9;
     ResultTables report = new ResultTables(new ResultTables.Run(mode + String.format(", took %.0f s", took),
         Machine.describe(), jmh, etcd == null ? null : etcd.muster(), etcd == null ? null : etcd.floor(), curator,
@@ -127,6 +158,10 @@ public final class BenchMain implements Callable<Integer> {
         dns.print(both); // its own table; its figures also go to results.csv
         dns.csv(report);
       }
+      if (scaled != null) {
+        scaled.print(both); // its own table; its figures also go to results.csv
+        scaled.csv(report);
+      }
     }
     System.out.print(text.toString(StandardCharsets.UTF_8));
     Files.writeString(out.resolve("results.txt"), text.toString(StandardCharsets.UTF_8));
@@ -139,7 +174,8 @@ public final class BenchMain implements Callable<Integer> {
         || (tls != null && !tls.failures().isEmpty())
         || (grpc != null && !grpc.failures().isEmpty())
         || (spring != null && !spring.failures().isEmpty())
-        || (dns != null && !dns.failures().isEmpty());
+        || (dns != null && !dns.failures().isEmpty())
+        || (scaled != null && !scaled.failures().isEmpty());
     failures.forEach(f -> System.err.println("muster bench: " + f));
     if (failed) {
       System.err.println("muster bench: some measurements failed (see the notes above); their rows are missing");

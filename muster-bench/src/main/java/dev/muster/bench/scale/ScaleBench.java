@@ -1,0 +1,521 @@
+package dev.muster.bench.scale;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.muster.bench.report.ResultTables;
+import dev.muster.bench.support.BenchException;
+import dev.muster.bench.support.EtcdMetrics;
+import dev.muster.bench.support.Jvms;
+import dev.muster.bench.support.ProcStats;
+import dev.muster.bench.support.Samples;
+import dev.muster.bench.support.Wait;
+import dev.muster.cache.CacheConfig;
+import dev.muster.cache.EndpointCache;
+import dev.muster.cache.EndpointDelta;
+import dev.muster.cache.EndpointListener;
+import dev.muster.cache.EndpointSet;
+import dev.muster.etcd.EtcdConfig;
+import dev.muster.etcd.EtcdRegistry;
+import dev.muster.registry.Instance;
+import dev.muster.registry.RegistrarConfig;
+import dev.muster.registry.Registration;
+import dev.muster.registry.RegistrationListener;
+import dev.muster.testing.ChildProcess;
+import dev.muster.testing.EtcdBinary;
+import dev.muster.testing.EtcdCluster;
+import dev.muster.testing.EtcdMember;
+import dev.muster.testing.JsonLog;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Scale, on this machine (issue 19 §5; {@code ./muster bench --scale}, never in {@code --quick}): on one private
+ * etcd member,
+ * <ol>
+ *   <li>{@code watchers} caches of one service in {@link Plan#jvms} consumer JVMs ({@link ScaleWatchers}, one
+ *       connection each): register() → visible in all of them, etcd's CPU and memory, heap per cache; then a
+ *       reconnect storm (etcd SIGKILL, {@link Plan#outage}, restart) with Muster's jitter;
+ *   <li>the same storm with jitter off ({@link dev.muster.etcd.internal.NegativeControls#watchWithoutJitter});
+ *   <li>the same watchers through {@code etcd grpc-proxy start}, which coalesces identical watches;
+ *   <li>{@code providers} registrations in {@link Plan#jvms} provider JVMs ({@link ScaleProviders}) at once: until
+ *       all are visible in one cache, etcd's keepalive load (its own {@code /metrics}) and CPU, the registrars'
+ *       keepalive answer times; and the same after an etcd SIGKILL and restart (etcd refreshes every lease).
+ * </ol>
+ * Every process is started here and stopped by pid. Figures are printed, never judged. Runs on the calling thread.
+ */
+public final class ScaleBench {
+  /**
+   * The sizes of a scale run.
+   *
+   * @param watchers caches of one service, split evenly over {@code jvms} consumer JVMs
+   * @param providers registrations, split evenly over {@code jvms} provider JVMs
+   * @param jvms consumer (and provider) JVMs
+   * @param samples registrations timed until visible in every cache (after {@link #WARMUP})
+   * @param outage how long etcd stays down in a reconnect storm
+   * @param window how long keepalive load is measured, before and after etcd's restart
+   */
+  public record Plan(int watchers, int providers, int jvms, int samples, Duration outage, Duration window) {
+    public Plan {
+      if (watchers < jvms || providers < jvms) {
+        throw new IllegalArgumentException(watchers + " watchers / " + providers + " providers over " + jvms
+            + " JVMs: use at least one per JVM");
+      }
+    }
+
+    /** 10,000 watchers and 1,000 providers in 4 JVMs each (issue 19 §5). */
+    public static Plan full() {
+      return new Plan(10_000, 1_000, 4, 20, Duration.ofSeconds(5), Duration.ofSeconds(20));
+    }
+
+    public Plan withSizes(Integer watchers, Integer providers) {
+      return new Plan(watchers == null ? this.watchers : watchers, providers == null ? this.providers : providers,
+          jvms, samples, outage, window);
+    }
+  }
+
+  /** Registrations measured but not recorded first (connection and JIT warm-up in every JVM). */
+  static final int WARMUP = 3;
+  private static final Duration READY_LIMIT = Duration.ofMinutes(5);
+  private static final Duration SEEN_LIMIT = Duration.ofSeconds(60);
+  private static final String SERVICE = "scale";
+
+  /**
+   * register() → visible in every cache, and what etcd (and the proxy) spent meanwhile.
+   *
+   * @param visibleMs from the wall-clock time before register() to the last cache's listener, in ms
+   * @param registerCallMs register()'s own time
+   * @param etcdCores etcd's CPU over the samples, in cores; {@code proxyCores} likewise for the proxy (NaN: none)
+   * @param heapPerCache consumer heap after GC per cache, in bytes
+   */
+  public record Visibility(String through, int caches, int jvms, Samples visibleMs, Samples registerCallMs,
+      double etcdCores, long etcdRss, double proxyCores, long proxyRss, double heapPerCache, long readyMs,
+      long threads) {}
+
+  /**
+   * One reconnect storm: from etcd answering again (its {@code restart()} returned) until a change made then had
+   * reached every cache ({@code caughtUpMs}), and until each stale cache recovered ({@code recoveredMs}, empty
+   * when none went stale; negative for a cache that recovered before {@code restart()} returned).
+   */
+  public record Storm(String jitter, int caches, long restartMs, double caughtUpMs, Samples recoveredMs,
+      long wentStale, long resyncs, double etcdPeakCores, long etcdPeakRss) {}
+
+  /**
+   * Providers registered at once, then etcd restarted.
+   *
+   * @param allVisibleMs from GO until one cache held every instance
+   * @param registeredMs from GO until the last register() returned
+   * @param keepalivesPerSecond LeaseKeepAlive messages etcd received per second over the window
+   * @param keepaliveUs the registrars' keepalive answer times over the window, in µs
+   */
+  public record Providers(int providers, int jvms, double allVisibleMs, double registeredMs, Load before,
+      Load after, long restartMs, long removedDuringRestart, long leasesLost, long unreachable) {}
+
+  /** Keepalive load over one window. */
+  public record Load(double keepalivesPerSecond, double etcdCores, long etcdRss, Samples keepaliveUs) {}
+
+  public record Result(Plan plan, List<Visibility> visibility, List<Storm> storms, Providers providers,
+      List<String> notes, List<String> failures) {
+    public void print(PrintStream out) {
+      out.println();
+      out.printf("8. Scale: one etcd member, %d consumer JVMs of %,d caches in all, %,d providers in %d JVMs (all on"
+          + " this machine's %d cores)%n", plan.jvms(), plan.watchers(), plan.providers(), plan.jvms(),
+          Runtime.getRuntime().availableProcessors());
+      if (!visibility.isEmpty()) {
+        out.printf("%-26s %7s %9s %9s %9s %8s %9s %8s %9s %9s %8s%n", "register() -> visible in all", "caches",
+            "p50 ms", "p99 ms", "max ms", "call ms", "etcd cpu", "etcd MB", "proxy cpu", "B/cache", "ready s");
+      }
+      for (Visibility v : visibility) {
+        out.printf(Locale.ROOT, "%-26s %,7d %9.1f %9.1f %9.1f %8.1f %9.2f %8.0f %9s %9.0f %8.1f%n", v.through(),
+            v.caches(), v.visibleMs().p50(), v.visibleMs().p99(), v.visibleMs().max(), v.registerCallMs().p50(),
+            v.etcdCores(), v.etcdRss() / 1e6, Double.isNaN(v.proxyCores()) ? "-"
+                : String.format(Locale.ROOT, "%.2f", v.proxyCores()), v.heapPerCache(), v.readyMs() / 1000.0);
+      }
+      if (!visibility.isEmpty()) {
+        out.printf("  (%d samples each; call ms: register()'s own p50; etcd cpu: cores over the samples; etcd MB:"
+            + " its RSS after them; B/cache: consumer heap after GC per cache; ready s: first cache to all ready,"
+            + " slowest JVM)%n", visibility.get(0).visibleMs().count());
+      }
+      if (!storms.isEmpty()) {
+        out.printf("%-29s %7s %8s %10s %21s %7s %8s %10s %8s%n", "reconnect storm", "caches", "restart",
+            "caught up", "recovered p50/p99/max", "stale", "resyncs", "etcd peak", "etcd MB");
+      }
+      for (Storm s : storms) {
+        Samples r = s.recoveredMs();
+        out.printf(Locale.ROOT, "%-29s %,7d %5d ms %7.0f ms %21s %7d %8d %10.2f %8.0f%n", "etcd kill -9, "
+            + plan.outage().toSeconds() + " s, " + s.jitter(), s.caches(), s.restartMs(), s.caughtUpMs(),
+            r.isEmpty() ? "-" : String.format(Locale.ROOT, "%.0f / %.0f / %.0f ms", r.p50(), r.p99(), r.max()),
+            s.wentStale(), s.resyncs(), s.etcdPeakCores(), s.etcdPeakRss() / 1e6);
+      }
+      if (!storms.isEmpty()) {
+        out.println("  (restart: etcd's own start until it answered; caught up: from then until a change made then"
+            + " was in every cache; recovered: from then until each stale cache recovered; etcd peak: its busiest"
+            + " second in cores; etcd MB: its peak RSS after the restart)");
+      }
+      if (providers != null) {
+        Providers p = providers;
+        out.printf(Locale.ROOT, "%,d providers in %d JVMs at once: all visible in one cache %.0f ms after GO, the"
+            + " last register() returned at %.0f ms%n", p.providers(), p.jvms(), p.allVisibleMs(), p.registeredMs());
+        load(out, "  keepalives, steady", p.before());
+        out.printf(Locale.ROOT, "  etcd kill -9 + restart (%d ms to answer): %d instance(s) removed meanwhile, %d"
+            + " lease(s) lost, %d registrar(s) saw etcd unreachable%n", p.restartMs(), p.removedDuringRestart(),
+            p.leasesLost(), p.unreachable());
+        load(out, "  keepalives, after restart", p.after());
+      }
+      notes.forEach(n -> out.println("  note: " + n));
+      failures.forEach(f -> out.println("  failed: " + f));
+    }
+
+    private static void load(PrintStream out, String label, Load l) {
+      if (l == null) {
+        return;
+      }
+      out.printf(Locale.ROOT, "%s: %.0f/s at etcd, etcd %.2f cores, %.0f MB; answered p50 %.2f / p99 %.2f / max"
+          + " %.2f ms (%d keepalives)%n", label, l.keepalivesPerSecond(), l.etcdCores(), l.etcdRss() / 1e6,
+          l.keepaliveUs().p50() / 1000, l.keepaliveUs().p99() / 1000, l.keepaliveUs().max() / 1000,
+          l.keepaliveUs().count());
+    }
+
+    /** The same figures as rows of results.csv, section {@code scale}. */
+    public void csv(ResultTables report) {
+      for (Visibility v : visibility) {
+        String m = "register -> visible in " + v.caches() + " caches, " + v.through();
+        report.csvRow("scale", m, "ms", "muster", Integer.toString(v.visibleMs().count()), num(v.visibleMs().p50()),
+            num(v.visibleMs().p99()), num(v.visibleMs().max()), "");
+        report.csvRow("scale", m + ": etcd CPU", "cores", "etcd", "", "", "", "", num(v.etcdCores()));
+        report.csvRow("scale", m + ": etcd RSS", "bytes", "etcd", "", "", "", "", Long.toString(v.etcdRss()));
+        report.csvRow("scale", m + ": heap per cache", "bytes", "muster", "", "", "", "", num(v.heapPerCache()));
+        if (!Double.isNaN(v.proxyCores())) {
+          report.csvRow("scale", m + ": proxy CPU", "cores", "grpc-proxy", "", "", "", "", num(v.proxyCores()));
+        }
+      }
+      for (Storm s : storms) {
+        String m = "reconnect storm, " + s.caches() + " caches, " + s.jitter();
+        report.csvRow("scale", m + ": caught up after etcd answered", "ms", "muster", "", "", "", "",
+            num(s.caughtUpMs()));
+        if (!s.recoveredMs().isEmpty()) {
+          report.csvRow("scale", m + ": recovered after etcd answered", "ms", "muster",
+              Integer.toString(s.recoveredMs().count()), num(s.recoveredMs().p50()), num(s.recoveredMs().p99()),
+              num(s.recoveredMs().max()), "");
+        }
+        report.csvRow("scale", m + ": etcd peak CPU", "cores", "etcd", "", "", "", "", num(s.etcdPeakCores()));
+        report.csvRow("scale", m + ": etcd peak RSS", "bytes", "etcd", "", "", "", "", Long.toString(s.etcdPeakRss()));
+      }
+      if (providers != null) {
+        Providers p = providers;
+        String m = p.providers() + " providers";
+        report.csvRow("scale", m + ": all visible after GO", "ms", "muster", "", "", "", "", num(p.allVisibleMs()));
+        for (var e : List.of(java.util.Map.entry("steady", p.before()), java.util.Map.entry("after restart",
+            p.after()))) {
+          Load l = e.getValue();
+          if (l == null) {
+            continue;
+          }
+          report.csvRow("scale", m + ", " + e.getKey() + ": keepalives at etcd", "per second", "etcd", "", "", "",
+              "", num(l.keepalivesPerSecond()));
+          report.csvRow("scale", m + ", " + e.getKey() + ": etcd CPU", "cores", "etcd", "", "", "", "",
+              num(l.etcdCores()));
+          report.csvRow("scale", m + ", " + e.getKey() + ": keepalive answered", "ms", "muster",
+              Integer.toString(l.keepaliveUs().count()), num(l.keepaliveUs().p50() / 1000),
+              num(l.keepaliveUs().p99() / 1000), num(l.keepaliveUs().max() / 1000), "");
+        }
+      }
+    }
+
+    private static String num(double v) {
+      return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.3f", v);
+    }
+  }
+
+  private final Plan plan;
+  private final Path dir;
+  private final PrintStream progress;
+  private final List<Visibility> visibility = new ArrayList<>();
+  private final List<Storm> storms = new ArrayList<>();
+  private final List<String> notes = new ArrayList<>();
+  private final List<String> failures = new ArrayList<>();
+  private Providers providers;
+
+  private ScaleBench(Plan plan, Path dir, PrintStream progress) {
+    this.plan = plan;
+    this.dir = dir;
+    this.progress = progress;
+  }
+
+  public static Result run(Plan plan, Path dir, PrintStream progress) {
+    ScaleBench b = new ScaleBench(plan, dir, progress);
+    try (EtcdCluster etcd = EtcdCluster.builder().members(1).build().start()) {
+      progress.println("scale: started a private etcd member at " + etcd.endpointsString());
+      b.step("watchers, direct", () -> b.watchers(etcd, true));
+      b.step("watchers, jitter off", () -> b.stormWithoutJitter(etcd));
+      b.step("watchers, grpc-proxy", () -> b.throughProxy(etcd));
+      b.step("providers", () -> b.providers(etcd));
+    } catch (RuntimeException e) {
+      b.failures.add("scale: " + e.getMessage());
+    }
+    return new Result(plan, List.copyOf(b.visibility), List.copyOf(b.storms), b.providers, List.copyOf(b.notes),
+        List.copyOf(b.failures));
+  }
+
+  private void step(String name, Runnable body) {
+    try {
+      body.run();
+    } catch (RuntimeException e) {
+      failures.add(name + ": " + e.getMessage());
+      progress.println("scale: " + name + " failed: " + e.getMessage());
+    }
+  }
+
+  private void watchers(EtcdCluster etcd, boolean jitter) {
+    try (WatcherFleet fleet = fleet(etcd.endpointsString(), "watchers", jitter)) {
+      visibility.add(visible(etcd, fleet, "etcd directly", null));
+      storm(etcd, fleet, "jitter on");
+    }
+  }
+
+  private void stormWithoutJitter(EtcdCluster etcd) {
+    try (WatcherFleet fleet = fleet(etcd.endpointsString(), "watchers-nojitter", false)) {
+      storm(etcd, fleet, "jitter off");
+    }
+  }
+
+  private void throughProxy(EtcdCluster etcd) {
+    int port = freePort();
+    EtcdMember member = etcd.member(0);
+    List<String> command = List.of(EtcdBinary.locate().toString(), "grpc-proxy", "start",
+        "--endpoints=127.0.0.1:" + member.clientPort(), "--listen-addr=127.0.0.1:" + port);
+    try (ChildProcess proxy = ChildProcess.start("grpc-proxy", command, dir.resolve("grpc-proxy.out"),
+        dir.resolve("grpc-proxy.err"))) {
+      Wait.until("etcd grpc-proxy to listen on 127.0.0.1:" + port, Duration.ofSeconds(30), Duration.ofMillis(50),
+          () -> {
+            if (!proxy.isAlive()) {
+              throw new BenchException("etcd grpc-proxy exited: " + proxy.stderrTail());
+            }
+            return accepts(port);
+          });
+      progress.println("scale: etcd grpc-proxy (pid " + proxy.pid() + ") on 127.0.0.1:" + port);
+      try (WatcherFleet fleet = fleet("http://127.0.0.1:" + port, "watchers-proxy", true)) {
+        visibility.add(visible(etcd, fleet, "through grpc-proxy", proxy));
+      }
+    }
+  }
+
+  private WatcherFleet fleet(String endpoints, String name, boolean jitter) {
+    progress.printf("scale: %,d caches in %d JVMs (%s, %s)...%n", plan.watchers(), plan.jvms(), name,
+        jitter ? "jitter on" : "jitter off");
+    WatcherFleet fleet = new WatcherFleet(dir, name, endpoints, SERVICE, plan.watchers(), plan.jvms(), jitter);
+    try {
+      fleet.awaitReady(READY_LIMIT);
+    } catch (RuntimeException e) {
+      fleet.close();
+      throw e;
+    }
+    progress.printf("scale: %,d caches ready in %.1f s%n", fleet.caches(), fleet.readyMillis() / 1000.0);
+    return fleet;
+  }
+
+  /** Registers instances one at a time from this JVM, each timed until the last cache has it. */
+  private Visibility visible(EtcdCluster etcd, WatcherFleet fleet, String through, ChildProcess proxy) {
+    long etcdPid = etcd.member(0).pid().orElseThrow();
+    Samples visible = new Samples();
+    Samples call = new Samples();
+    RegistrarConfig config = RegistrarConfig.builder().drain(Duration.ZERO).shutdownHook(false).build();
+    progress.printf("scale: register() -> visible in %,d caches, %s, %d samples...%n", fleet.caches(), through,
+        plan.samples());
+    double etcdCpu0 = Double.NaN;
+    double proxyCpu0 = Double.NaN;
+    long wall0 = 0;
+    try (EtcdRegistry provider = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()))) {
+      for (int s = -WARMUP; s < plan.samples(); s++) {
+        if (s == 0) {
+          etcdCpu0 = ProcStats.cpuSeconds(etcdPid);
+          proxyCpu0 = proxy == null ? Double.NaN : ProcStats.cpuSeconds(proxy.pid());
+          wall0 = System.nanoTime();
+        }
+        String id = through.replace(' ', '-') + "-" + (s + WARMUP);
+        long t0 = ScaleWatchers.epochMicros();
+        long n0 = System.nanoTime();
+        Registration r = provider.register(Instance.of(SERVICE, "127.0.0.1", 30_000 + s + WARMUP).id(id), config,
+            RegistrationListener.NONE);
+        long callNanos = System.nanoTime() - n0;
+        long last = fleet.awaitSeen(id, SEEN_LIMIT);
+        if (s >= 0) {
+          visible.add((last - t0) / 1000.0);
+          call.addNanos(callNanos);
+        }
+        r.close();
+        Wait.sleep(Duration.ofMillis(500)); // the delete reaches every cache before the next sample
+      }
+    }
+    double wall = (System.nanoTime() - wall0) / 1e9;
+    double etcdCores = (ProcStats.cpuSeconds(etcdPid) - etcdCpu0) / wall;
+    double proxyCores = proxy == null ? Double.NaN : (ProcStats.cpuSeconds(proxy.pid()) - proxyCpu0) / wall;
+    Visibility v = new Visibility(through, fleet.caches(), plan.jvms(), visible, call, etcdCores,
+        ProcStats.rssBytes(etcdPid).orElse(-1), proxyCores, proxy == null ? -1 : ProcStats.rssBytes(proxy.pid())
+            .orElse(-1), fleet.heapPerCache(), fleet.readyMillis(), fleet.threads());
+    progress.printf(Locale.ROOT, "scale: visible in all %,d: p50 %.1f ms, p99 %.1f ms%n", fleet.caches(),
+        visible.p50(), visible.p99());
+    return v;
+  }
+
+  private void storm(EtcdCluster etcd, WatcherFleet fleet, String jitter) {
+    EtcdMember member = etcd.member(0);
+    progress.printf("scale: reconnect storm, %,d caches, %s: etcd kill -9 for %d s...%n", fleet.caches(), jitter,
+        plan.outage().toSeconds());
+    long resyncs0 = fleet.resyncs();
+    long killed = ScaleWatchers.epochMicros();
+    member.kill();
+    Wait.sleep(plan.outage());
+    long r0 = System.nanoTime();
+    member.restart();
+    long restartMs = (System.nanoTime() - r0) / 1_000_000;
+    long answering = ScaleWatchers.epochMicros();
+    try (ProcStats.PeakCpu peak = new ProcStats.PeakCpu(member.pid().orElseThrow(), 100);
+        EtcdRegistry marker = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()))) {
+      String id = "storm-" + jitter.replace(' ', '-');
+      Registration r = marker.register(Instance.of(SERVICE, "127.0.0.1", 40_000).id(id),
+          RegistrarConfig.builder().drain(Duration.ZERO).shutdownHook(false).build(), RegistrationListener.NONE);
+      long caughtUp = fleet.awaitSeen(id, Duration.ofMinutes(2));
+      fleet.awaitNoneStale(caughtUp, Duration.ofMinutes(2));
+      Wait.sleep(Duration.ofSeconds(3)); // the storm's tail: resyncs still running show in etcd's peak
+      Samples recovered = new Samples();
+      fleet.recoveries(killed).forEach(t -> recovered.add((t - answering) / 1000.0));
+      Storm s = new Storm(jitter, fleet.caches(), restartMs, (caughtUp - answering) / 1000.0, recovered,
+          fleet.wentStale(killed), fleet.resyncs() - resyncs0, peak.peakCores(),
+          ProcStats.peakRssBytes(peak.pid()).orElse(-1));
+      storms.add(s);
+      progress.printf(Locale.ROOT, "scale: caught up %.0f ms after etcd answered; etcd peak %.2f cores%n",
+          s.caughtUpMs(), s.etcdPeakCores());
+      r.close();
+    }
+  }
+
+  private void providers(EtcdCluster etcd) {
+    EtcdMember member = etcd.member(0);
+    String service = SERVICE + "-providers";
+    int per = plan.providers() / plan.jvms();
+    int total = per * plan.jvms();
+    Path go = dir.resolve("providers.go");
+    try {
+      Files.deleteIfExists(go);
+    } catch (IOException e) {
+      throw new BenchException("cannot remove " + go + ": " + e.getMessage());
+    }
+    AtomicLong full = new AtomicLong();
+    AtomicLong removed = new AtomicLong();
+    List<ChildProcess> jvms = new ArrayList<>();
+    progress.printf("scale: %,d providers in %d JVMs...%n", total, plan.jvms());
+    try (EtcdRegistry consumer = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()))) {
+      EndpointCache cache = consumer.watch(CacheConfig.builder(service).build(), new EndpointListener() {
+        @Override
+        public void onChange(EndpointSet set, EndpointDelta delta) {
+          removed.addAndGet(delta.removed().size());
+          if (set.size() >= total) {
+            full.compareAndSet(0, ScaleWatchers.epochMicros());
+          }
+        }
+      });
+      cache.awaitReady(Duration.ofSeconds(30));
+      for (int j = 0; j < plan.jvms(); j++) {
+        jvms.add(Jvms.start(dir, "providers-" + j, WatcherFleet.FLAGS, ScaleProviders.class.getName(),
+            List.of(etcd.endpointsString(), service, "p" + j + "-", Integer.toString(per), go.toString())));
+      }
+      Wait.until(plan.jvms() + " provider JVMs to connect", READY_LIMIT, Duration.ofMillis(50),
+          () -> alive(jvms).stream().allMatch(j -> j.json().has("connected")));
+      long t0 = ScaleWatchers.epochMicros();
+      Files.createFile(go);
+      Wait.until("all " + total + " providers in the cache", Duration.ofMinutes(3), Duration.ofMillis(50),
+          () -> full.get() != 0 && alive(jvms).stream().allMatch(j -> j.json().has("registered")));
+      double allVisible = (full.get() - t0) / 1000.0;
+      double registered = (jvms.stream().mapToLong(j -> j.json().firstEvent("registered").orElseThrow()
+          .path("ts_us").asLong()).max().orElseThrow() - t0) / 1000.0;
+      progress.printf(Locale.ROOT, "scale: all %,d visible %.0f ms after GO; keepalive load for %d s...%n", total,
+          allVisible, plan.window().toSeconds());
+      Wait.sleep(Duration.ofSeconds(6)); // past the first keepalive of every registration
+      Load before = load(member, jvms);
+      long removed0 = removed.get();
+      member.kill();
+      long r0 = System.nanoTime();
+      member.restart();
+      long restartMs = (System.nanoTime() - r0) / 1_000_000;
+      progress.printf("scale: etcd restarted in %d ms; keepalive load for %d s...%n", restartMs,
+          plan.window().toSeconds());
+      Wait.sleep(Duration.ofSeconds(6)); // every registrar's next keepalive comes within one interval (5 s)
+      Load after = load(member, jvms);
+      long lost = 0;
+      long unreachable = 0;
+      for (ChildProcess j : jvms) {
+        List<JsonNode> lines = j.json().events("keepalives");
+        if (!lines.isEmpty()) {
+          lost += lines.get(lines.size() - 1).path("lost").asLong();
+          unreachable += lines.get(lines.size() - 1).path("unreachable").asLong();
+        }
+      }
+      providers = new Providers(total, plan.jvms(), allVisible, registered, before, after, restartMs,
+          removed.get() - removed0, lost, unreachable);
+    } catch (IOException e) {
+      throw new BenchException("cannot create " + go + ": " + e.getMessage());
+    } finally {
+      jvms.forEach(ChildProcess::close);
+    }
+  }
+
+  /** Keepalive load over the next {@link Plan#window}: etcd's counter and CPU, and the registrars' answer times. */
+  private Load load(EtcdMember member, List<ChildProcess> jvms) {
+    long pid = member.pid().orElseThrow();
+    long k0 = EtcdMetrics.received(member.clientUrl(), "LeaseKeepAlive");
+    double cpu0 = ProcStats.cpuSeconds(pid);
+    long from = ScaleWatchers.epochMicros();
+    long n0 = System.nanoTime();
+    Wait.sleep(plan.window());
+    long k1 = EtcdMetrics.received(member.clientUrl(), "LeaseKeepAlive");
+    double wall = (System.nanoTime() - n0) / 1e9;
+    double cores = (ProcStats.cpuSeconds(pid) - cpu0) / wall;
+    long to = ScaleWatchers.epochMicros();
+    Samples answers = new Samples();
+    for (ChildProcess j : alive(jvms)) {
+      for (JsonNode line : j.json().events("keepalives")) {
+        var ts = JsonLog.ts(line);
+        long us = ts.getEpochSecond() * 1_000_000 + ts.getNano() / 1_000;
+        if (us >= from + ScaleProviders.REPORT_MICROS && us <= to) { // a line covers the 5 s before it
+          line.path("answer_us").forEach(a -> answers.add(a.asLong()));
+        }
+      }
+    }
+    return new Load((k1 - k0) / wall, cores, ProcStats.rssBytes(pid).orElse(-1), answers);
+  }
+
+  private static List<ChildProcess> alive(List<ChildProcess> jvms) {
+    for (ChildProcess j : jvms) {
+      if (!j.isAlive()) {
+        throw new BenchException(j.name() + " exited: " + j.stderrTail());
+      }
+    }
+    return jvms;
+  }
+
+  private static int freePort() {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new BenchException("no free loopback port: " + e.getMessage());
+    }
+  }
+
+  private static boolean accepts(int port) {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+}

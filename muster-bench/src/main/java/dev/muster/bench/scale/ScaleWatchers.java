@@ -1,0 +1,176 @@
+package dev.muster.bench.scale;
+
+import dev.muster.bench.support.Heap;
+import dev.muster.cache.CacheConfig;
+import dev.muster.cache.EndpointCache;
+import dev.muster.cache.EndpointDelta;
+import dev.muster.cache.EndpointListener;
+import dev.muster.cache.EndpointSet;
+import dev.muster.etcd.EtcdConfig;
+import dev.muster.etcd.EtcdRegistry;
+import dev.muster.etcd.internal.NegativeControls;
+import dev.muster.registry.Instance;
+import dev.muster.testing.JsonLog;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A consumer JVM of the scale bench: one {@link EtcdRegistry} (one gRPC connection) holding {@code CACHES} caches
+ * of one service. It prints JSON lines to stdout:
+ * <ul>
+ *   <li>{@code ready}: every cache has its first set; the time that took, and heap after GC before and after
+ *       the caches were built (their difference over the count is the heap per cache);
+ *   <li>{@code seen}: an instance id has reached every one of the caches, with the wall-clock time (epoch
+ *       microseconds, the same host clock as the bench's) at which the first and the last cache had it;
+ *   <li>{@code recovered_all}: after some caches went stale, the last of them recovered, with when each of them
+ *       did (epoch µs);
+ *   <li>{@code stats}, once a second: caches stale now, recoveries so far, resyncs summed over the caches.
+ * </ul>
+ *
+ * <p>Usage: {@code ScaleWatchers ENDPOINTS SERVICE CACHES jitter|no-jitter}. {@code no-jitter} builds the caches
+ * with {@link NegativeControls#watchWithoutJitter} (the storm's control). It runs until it is stopped.
+ *
+ * <p>Listeners run on the caches' notifiers (the shared delivery pool); lines go through one lock.
+ */
+public final class ScaleWatchers {
+  private final int caches;
+  private final PrintStream out;
+  private final ConcurrentHashMap<String, Arrival> arrivals = new ConcurrentHashMap<>();
+  private final boolean[] stale;
+  /** When each cache last recovered (epoch µs), and whether it went stale in the current episode. */
+  private final long[] recoveredAt;
+  private final boolean[] inEpisode;
+  private final AtomicInteger staleNow = new AtomicInteger();
+  private final AtomicLong recoveries = new AtomicLong();
+  private final AtomicInteger staleThisEpisode = new AtomicInteger();
+
+  /** When the first and the last cache had one id, and how many have it. */
+  private static final class Arrival {
+    final AtomicInteger count = new AtomicInteger();
+    final AtomicLong first = new AtomicLong();
+    final AtomicLong last = new AtomicLong();
+  }
+
+  private ScaleWatchers(int caches, PrintStream out) {
+    this.caches = caches;
+    this.out = out;
+    this.stale = new boolean[caches];
+    this.recoveredAt = new long[caches];
+    this.inEpisode = new boolean[caches];
+  }
+
+  public static void main(String[] args) throws InterruptedException {
+    if (args.length != 4 || !(args[3].equals("jitter") || args[3].equals("no-jitter"))) {
+      System.err.println("usage: ScaleWatchers ENDPOINTS SERVICE CACHES jitter|no-jitter");
+      System.exit(2);
+    }
+    int count = Integer.parseInt(args[2]);
+    ScaleWatchers w = new ScaleWatchers(count, System.out);
+    EtcdRegistry registry = EtcdRegistry.connect(EtcdConfig.of(args[0]));
+    long heapBefore = Heap.usedAfterGc();
+    long t0 = System.nanoTime();
+    List<EndpointCache> built = new ArrayList<>(count);
+    CacheConfig config = CacheConfig.builder(args[1]).build();
+    for (int i = 0; i < count; i++) {
+      EndpointListener listener = w.listener(i);
+      built.add(args[3].equals("jitter") ? registry.watch(config, listener)
+          : NegativeControls.watchWithoutJitter(registry, config, listener));
+    }
+    for (EndpointCache c : built) {
+      if (!c.awaitReady(Duration.ofMinutes(5))) {
+        System.err.println("ScaleWatchers: a cache had no first set after 5 minutes");
+        System.exit(4);
+      }
+    }
+    long readyNanos = System.nanoTime() - t0;
+    long heapAfter = Heap.usedAfterGc();
+    w.line(JsonLog.entry("ready", Instant.now()).put("caches", count).put("ready_ms", readyNanos / 1_000_000)
+        .put("heap_before", heapBefore).put("heap_after", heapAfter)
+        .put("threads", ManagementFactory.getThreadMXBean().getThreadCount()));
+    while (true) {
+      Thread.sleep(1000);
+      long resyncs = 0;
+      for (EndpointCache c : built) {
+        resyncs += c.resyncCount();
+      }
+      w.line(JsonLog.entry("stats", Instant.now()).put("stale", w.staleNow.get()).put("recoveries",
+          w.recoveries.get()).put("resyncs", resyncs).put("reconnects", registry.reconnects()));
+    }
+  }
+
+  private EndpointListener listener(int index) {
+    return new EndpointListener() {
+      @Override
+      public void onChange(EndpointSet set, EndpointDelta delta) {
+        if (delta.added().isEmpty()) {
+          return;
+        }
+        long now = epochMicros();
+        for (Instance in : delta.added()) {
+          Arrival a = arrivals.computeIfAbsent(in.id(), k -> new Arrival());
+          a.first.compareAndSet(0, now);
+          a.last.accumulateAndGet(now, Math::max);
+          if (a.count.incrementAndGet() == caches) {
+            line(JsonLog.entry("seen", Instant.now()).put("id", in.id()).put("first_us", a.first.get())
+                .put("last_us", a.last.get()));
+          }
+        }
+      }
+
+      @Override
+      public void onStale(EndpointSet set, Instant since, String reason) {
+        synchronized (stale) {
+          if (!stale[index]) {
+            stale[index] = true;
+            inEpisode[index] = true;
+            staleNow.incrementAndGet();
+            staleThisEpisode.incrementAndGet();
+          }
+        }
+      }
+
+      @Override
+      public void onRecovered(EndpointSet set, Duration staleFor) {
+        synchronized (stale) {
+          if (!stale[index]) {
+            return;
+          }
+          stale[index] = false;
+          recoveredAt[index] = epochMicros();
+          recoveries.incrementAndGet();
+          if (staleNow.decrementAndGet() == 0) {
+            var line = JsonLog.entry("recovered_all", Instant.now()).put("ts_us", epochMicros())
+                .put("caches_stale", staleThisEpisode.getAndSet(0));
+            var each = line.putArray("recovered_us");
+            for (int i = 0; i < caches; i++) {
+              if (inEpisode[i]) {
+                each.add(recoveredAt[i]);
+                inEpisode[i] = false;
+              }
+            }
+            line(line);
+          }
+        }
+      }
+    };
+  }
+
+  static long epochMicros() {
+    Instant now = Instant.now();
+    return now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000;
+  }
+
+  private void line(com.fasterxml.jackson.databind.node.ObjectNode node) {
+    synchronized (out) {
+      out.println(JsonLog.line(node));
+      out.flush();
+    }
+  }
+}
