@@ -329,7 +329,8 @@ public final class MemoryBench {
           + " a thread (muster-registrar-<id>): its Thread object and executor are counted, its stack (native, not"
           + " heap; up to -Xss) is not; etcd's side (a lease, a key) is not in this JVM; Jackson keeps a"
           + " BufferRecycler per thread that encoded JSON (a soft reference in a ThreadLocal: the collector may"
-          + " clear it under memory pressure, System.gc() does not)");
+          + " clear it under memory pressure, System.gc() does not); JOL sizes a java.lang.Thread without its"
+          + " @Contended padding (the histogram's Thread line is the right one)");
       Reference.reachabilityFence(registrations);
     }
   }
