@@ -5,6 +5,7 @@ import dev.muster.bench.dns.DnsBench;
 import dev.muster.bench.etcd.EtcdBench;
 import dev.muster.bench.etcd.TlsBench;
 import dev.muster.bench.grpc.GrpcBench;
+import dev.muster.bench.memory.MemoryBench;
 import dev.muster.bench.spring.SpringBench;
 import dev.muster.bench.report.Machine;
 import dev.muster.bench.report.ResultTables;
@@ -29,9 +30,10 @@ import picocli.CommandLine;
 /**
  * {@code muster bench [--quick] [--only SECTIONS] [--out DIR]}: the microbenchmarks, Muster end to end against
  * the raw-jetcd floor, Muster next to Curator's service discovery on ZooKeeper, and Muster on a plain etcd next to
- * a mutual-TLS one, the gRPC adapter next to gRPC's round_robin, the Spring Boot starter, and the DNS gateway under
- * dnsperf, in one run on one machine, printed as tables and written as CSV. Figures are printed, never judged:
- * nothing here fails on a number.
+ * a mutual-TLS one, the gRPC adapter next to gRPC's round_robin, the Spring Boot starter, the DNS gateway under
+ * dnsperf, the memory of each component, and (with {@code --scale}) 10,000 watchers and 1,000 providers on one
+ * etcd, in one run on one machine, printed as tables and written as CSV. Figures are printed, never judged: nothing
+ * here fails on a number.
  */
 @Command(name = "muster bench", sortOptions = false,
     description = {
@@ -39,13 +41,14 @@ import picocli.CommandLine;
             + " next to raw jetcd (the floor), and side by side with Curator's service discovery on a private"
             + " ZooKeeper, on a plain etcd next to a mutual-TLS one (the cost of TLS), and the gRPC adapter next to"
             + " gRPC's round_robin (first RPC, kill -9 window), the Spring Boot starter, and the DNS gateway under"
-            + " dnsperf (queries/s, latency, allocation per answer; needs dnsperf). Prints its tables and"
+            + " dnsperf (queries/s, latency, allocation per answer; needs dnsperf), and memory per cached instance,"
+            + " cache, registration and balancer endpoint (JOL and heap after GC). Prints its tables and"
             + " writes DIR/results.csv and DIR/results.txt.",
-        "Quick: under 4 minutes; full: under 17. Ratios within one run are the result; absolute figures move"
-            + " with the machine's load."})
+        "Quick: under 4 minutes; full: under 18; --scale adds about 6. Ratios within one run are the result;"
+            + " absolute figures move with the machine's load."})
 public final class BenchMain implements Callable<Integer> {
   /** The parts of a run. */
-  enum Section { jmh, etcd, curator, tls, grpc, spring, dns, scale }
+  enum Section { jmh, etcd, curator, tls, grpc, spring, dns, memory, scale }
 
   @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
   boolean help;
@@ -142,6 +145,7 @@ public final class BenchMain implements Callable<Integer> {
     SpringBench.Result spring = sections.contains(Section.spring)
         ? SpringBench.run(repository(), quick ? 2 : 5, logs, progress) : null;
     DnsBench.Result dns = sections.contains(Section.dns) ? DnsBench.run(quick, logs, progress) : null;
+    MemoryBench.Result memory = sections.contains(Section.memory) ? MemoryBench.run(quick, logs, progress) : null;
     ScaleBench.Result scaled = sections.contains(Section.scale) ? ScaleBench.run(scalePlan, logs, progress) : null;
     double took = (System.nanoTime() - t0) / 1e9;
     ResultTables report = new ResultTables(new ResultTables.Run(mode + String.format(", took %.0f s", took),
@@ -157,6 +161,10 @@ public final class BenchMain implements Callable<Integer> {
       if (dns != null) {
         dns.print(both); // its own table; its figures also go to results.csv
         dns.csv(report);
+      }
+      if (memory != null) {
+        memory.print(both); // its own table; its figures also go to results.csv
+        memory.csv(report);
       }
       if (scaled != null) {
         scaled.print(both); // its own table; its figures also go to results.csv
@@ -175,6 +183,7 @@ public final class BenchMain implements Callable<Integer> {
         || (grpc != null && !grpc.failures().isEmpty())
         || (spring != null && !spring.failures().isEmpty())
         || (dns != null && !dns.failures().isEmpty())
+        || (memory != null && !memory.failures().isEmpty())
         || (scaled != null && !scaled.failures().isEmpty());
     failures.forEach(f -> System.err.println("muster bench: " + f));
     if (failed) {

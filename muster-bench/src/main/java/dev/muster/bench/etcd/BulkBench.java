@@ -98,18 +98,14 @@ final class BulkBench {
 
   private void fill(Client raw) {
     int n = plan.bulkInstances();
-    keys = new String[n];
-    values = new byte[n][];
+    BulkInstances.Written written = BulkInstances.write(raw, layout, service, n);
+    keys = written.keys();
+    values = written.values();
     changed = new byte[n][];
     for (int i = 0; i < n; i++) {
-      Instance instance = Instance.of(service, "10.1." + (i / 250) + "." + (i % 250), 8080)
-          .id(String.format("b%05d", i));
-      keys[i] = layout.instanceKey(instance);
-      values[i] = InstanceCodec.encode(instance);
-      changed[i] = InstanceCodec.encode(instance.weight(50));
+      changed[i] = InstanceCodec.encode(BulkInstances.instance(service, i).weight(50));
     }
     holdsChanged = new boolean[n];
-    RawEtcd.putAll(raw, keys, values);
   }
 
   private long resync(EtcdRegistry registry) {
