@@ -25,10 +25,6 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -426,19 +422,7 @@ public final class EtcdEndpointCache implements EndpointCache {
 
     @Override
     public boolean probe() {
-      return DeliveryPool.blocking(this::probeNow);
-    }
-
-    private boolean probeNow() {
-      for (URI endpoint : connection.config().endpoints()) {
-        try (Socket s = new Socket()) {
-          s.connect(new InetSocketAddress(endpoint.getHost(), endpoint.getPort()), 200);
-          return true;
-        } catch (IOException e) {
-          // try the next endpoint
-        }
-      }
-      return false;
+      return DeliveryPool.blocking(connection::reachable); // one probe serves all the connection's caches
     }
   }
 
