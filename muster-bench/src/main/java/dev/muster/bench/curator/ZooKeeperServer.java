@@ -93,7 +93,7 @@ public final class ZooKeeperServer implements AutoCloseable {
         "maxSessionTimeout=10000",
         "maxClientCnxns=0",
         "admin.enableServer=false",
-        "4lw.commands.whitelist=ruok,srvr",
+        "4lw.commands.whitelist=ruok,srvr,mntr",
         ""));
     ChildProcess jvm = Jvms.start(logDir, name, SERVER_JVM_FLAGS, "org.apache.zookeeper.server.ZooKeeperServerMain",
         List.of(cfg.toString()));
@@ -173,6 +173,17 @@ public final class ZooKeeperServer implements AutoCloseable {
     } catch (IOException e) {
       throw new BenchException("cannot write " + file + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Packets the server has received from clients ({@code zk_packets_received} of {@code mntr}): requests and
+   * session pings alike, the scale bench's ZooKeeper counterpart of etcd's keepalive counter.
+   */
+  public long packetsReceived() {
+    String mntr = fourLetterWord(port, "mntr");
+    return mntr.lines().filter(l -> l.startsWith("zk_packets_received")).findFirst()
+        .map(l -> Long.parseLong(l.substring("zk_packets_received".length()).trim()))
+        .orElseThrow(() -> new BenchException("ZooKeeper's mntr has no zk_packets_received: " + mntr));
   }
 
   /** {@code 127.0.0.1:PORT}, the connect string for Curator. */

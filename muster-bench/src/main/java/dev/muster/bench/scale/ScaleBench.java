@@ -1,6 +1,9 @@
 package dev.muster.bench.scale;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.muster.bench.curator.CuratorSessions;
+import dev.muster.bench.curator.CuratorSide;
+import dev.muster.bench.curator.ZooKeeperServer;
 import dev.muster.bench.report.ResultTables;
 import dev.muster.bench.support.BenchException;
 import dev.muster.bench.support.EtcdMetrics;
@@ -48,7 +51,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>the same watchers through {@code etcd grpc-proxy start}, which coalesces identical watches;
  *   <li>{@code providers} registrations in {@link Plan#jvms} provider JVMs ({@link ScaleProviders}) at once: until
  *       all are visible in one cache, etcd's keepalive load (its own {@code /metrics}) and CPU, the registrars'
- *       keepalive answer times; and the same after an etcd SIGKILL and restart (etcd refreshes every lease).
+ *       keepalive answer times; and the same after an etcd SIGKILL and restart (etcd refreshes every lease);
+ *   <li>Curator's side on a private ZooKeeper: as many {@code ServiceCache}s in as many JVMs (one session each),
+ *       register → visible in all; and as many provider sessions registering at once, with ZooKeeper's load.
  * </ol>
  * Every process is started here and stopped by pid. Figures are printed, never judged. Runs on the calling thread.
  */
@@ -101,9 +106,10 @@ public final class ScaleBench {
       long threads) {}
 
   /**
-   * One reconnect storm: from etcd answering again (its {@code restart()} returned) until a change made then had
-   * reached every cache ({@code caughtUpMs}), and until each stale cache recovered ({@code recoveredMs}, empty
-   * when none went stale; negative for a cache that recovered before {@code restart()} returned).
+   * One reconnect storm, timed from when etcd's restart began (its process was started again): until a change
+   * made once it answered had reached every cache ({@code caughtUpMs}), and until each stale cache recovered
+   * ({@code recoveredMs}; empty when none went stale). {@code restartMs}: until etcd answered ({@code /version}).
+   * {@code wentStale} counts a cache once per time it went stale.
    */
   public record Storm(String jitter, int caches, long restartMs, double caughtUpMs, Samples recoveredMs,
       long wentStale, long resyncs, double etcdPeakCores, long etcdPeakRss) {}
@@ -119,46 +125,57 @@ public final class ScaleBench {
   public record Providers(int providers, int jvms, double allVisibleMs, double registeredMs, Load before,
       Load after, long restartMs, long removedDuringRestart, long leasesLost, long unreachable) {}
 
+  /**
+   * Curator's providers: {@code providers} sessions registered at once, until all visible in one cache, and what
+   * ZooKeeper received (requests and session pings: {@code mntr}'s {@code zk_packets_received}) over the window.
+   */
+  public record CuratorProviders(int providers, int jvms, double allVisibleMs, double registeredMs,
+      double packetsPerSecond, double serverCores, long serverRss) {}
+
   /** Keepalive load over one window. */
   public record Load(double keepalivesPerSecond, double etcdCores, long etcdRss, Samples keepaliveUs) {}
 
   public record Result(Plan plan, List<Visibility> visibility, List<Storm> storms, Providers providers,
-      List<String> notes, List<String> failures) {
+      CuratorProviders curatorProviders, List<String> notes, List<String> failures) {
     public void print(PrintStream out) {
       out.println();
       out.printf("8. Scale: one etcd member, %d consumer JVMs of %,d caches in all, %,d providers in %d JVMs (all on"
           + " this machine's %d cores)%n", plan.jvms(), plan.watchers(), plan.providers(), plan.jvms(),
           Runtime.getRuntime().availableProcessors());
       if (!visibility.isEmpty()) {
-        out.printf("%-26s %7s %9s %9s %9s %8s %9s %8s %9s %9s %8s%n", "register() -> visible in all", "caches",
-            "p50 ms", "p99 ms", "max ms", "call ms", "etcd cpu", "etcd MB", "proxy cpu", "B/cache", "ready s");
+        out.printf("%-26s %7s %9s %9s %9s %8s %9s %8s %9s %9s %9s %8s%n", "register() -> visible in all",
+            "caches", "p50 ms", "p99 ms", "max ms", "call ms", "srv cpu", "srv MB", "proxy cpu", "proxy MB",
+            "B/cache", "ready s");
       }
       for (Visibility v : visibility) {
-        out.printf(Locale.ROOT, "%-26s %,7d %9.1f %9.1f %9.1f %8.1f %9.2f %8.0f %9s %9.0f %8.1f%n", v.through(),
-            v.caches(), v.visibleMs().p50(), v.visibleMs().p99(), v.visibleMs().max(), v.registerCallMs().p50(),
-            v.etcdCores(), v.etcdRss() / 1e6, Double.isNaN(v.proxyCores()) ? "-"
-                : String.format(Locale.ROOT, "%.2f", v.proxyCores()), v.heapPerCache(), v.readyMs() / 1000.0);
+        boolean proxied = !Double.isNaN(v.proxyCores());
+        out.printf(Locale.ROOT, "%-26s %,7d %9.1f %9.1f %9.1f %8.1f %9.2f %8.0f %9s %9s %9.0f %8.1f%n",
+            v.through(), v.caches(), v.visibleMs().p50(), v.visibleMs().p99(), v.visibleMs().max(),
+            v.registerCallMs().p50(), v.etcdCores(), v.etcdRss() / 1e6,
+            proxied ? String.format(Locale.ROOT, "%.2f", v.proxyCores()) : "-",
+            proxied ? String.format(Locale.ROOT, "%.0f", v.proxyRss() / 1e6) : "-", v.heapPerCache(),
+            v.readyMs() / 1000.0);
       }
       if (!visibility.isEmpty()) {
-        out.printf("  (%d samples each; call ms: register()'s own p50; etcd cpu: cores over the samples; etcd MB:"
-            + " its RSS after them; B/cache: consumer heap after GC per cache; ready s: first cache to all ready,"
-            + " slowest JVM)%n", visibility.get(0).visibleMs().count());
+        out.printf("  (%d samples each; call ms: the registration call's own p50; srv cpu: cores etcd (or ZooKeeper)"
+            + " used over the samples; srv MB: its RSS after them; B/cache: consumer heap after GC per cache; ready"
+            + " s: first cache to all ready, slowest JVM)%n", visibility.get(0).visibleMs().count());
       }
       if (!storms.isEmpty()) {
-        out.printf("%-29s %7s %8s %10s %21s %7s %8s %10s %8s%n", "reconnect storm", "caches", "restart",
+        out.printf("%-29s %7s %9s %10s %25s %7s %8s %10s %8s%n", "reconnect storm", "caches", "answering",
             "caught up", "recovered p50/p99/max", "stale", "resyncs", "etcd peak", "etcd MB");
       }
       for (Storm s : storms) {
         Samples r = s.recoveredMs();
-        out.printf(Locale.ROOT, "%-29s %,7d %5d ms %7.0f ms %21s %7d %8d %10.2f %8.0f%n", "etcd kill -9, "
+        out.printf(Locale.ROOT, "%-29s %,7d %6d ms %7.0f ms %25s %7d %8d %10.2f %8.0f%n", "etcd kill -9, "
             + plan.outage().toSeconds() + " s, " + s.jitter(), s.caches(), s.restartMs(), s.caughtUpMs(),
             r.isEmpty() ? "-" : String.format(Locale.ROOT, "%.0f / %.0f / %.0f ms", r.p50(), r.p99(), r.max()),
             s.wentStale(), s.resyncs(), s.etcdPeakCores(), s.etcdPeakRss() / 1e6);
       }
       if (!storms.isEmpty()) {
-        out.println("  (restart: etcd's own start until it answered; caught up: from then until a change made then"
-            + " was in every cache; recovered: from then until each stale cache recovered; etcd peak: its busiest"
-            + " second in cores; etcd MB: its peak RSS after the restart)");
+        out.println("  (all from when etcd's restart began: answering: until it answered /version; caught up: until"
+            + " a change made then was in every cache; recovered: until each stale cache recovered; stale: times a"
+            + " cache went stale; etcd peak: its busiest second in cores; etcd MB: its peak RSS after the restart)");
       }
       if (providers != null) {
         Providers p = providers;
@@ -169,6 +186,13 @@ public final class ScaleBench {
             + " lease(s) lost, %d registrar(s) saw etcd unreachable%n", p.restartMs(), p.removedDuringRestart(),
             p.leasesLost(), p.unreachable());
         load(out, "  keepalives, after restart", p.after());
+      }
+      if (curatorProviders != null) {
+        CuratorProviders c = curatorProviders;
+        out.printf(Locale.ROOT, "Curator: %,d sessions in %d JVMs at once: all visible in one cache %.0f ms after GO,"
+            + " the last registerService() returned at %.0f ms; steady: ZooKeeper received %.0f packets/s, %.2f"
+            + " cores, %.0f MB%n", c.providers(), c.jvms(), c.allVisibleMs(), c.registeredMs(), c.packetsPerSecond(),
+            c.serverCores(), c.serverRss() / 1e6);
       }
       notes.forEach(n -> out.println("  note: " + n));
       failures.forEach(f -> out.println("  failed: " + f));
@@ -199,15 +223,24 @@ public final class ScaleBench {
       }
       for (Storm s : storms) {
         String m = "reconnect storm, " + s.caches() + " caches, " + s.jitter();
-        report.csvRow("scale", m + ": caught up after etcd answered", "ms", "muster", "", "", "", "",
+        report.csvRow("scale", m + ": caught up after etcd's restart began", "ms", "muster", "", "", "", "",
             num(s.caughtUpMs()));
         if (!s.recoveredMs().isEmpty()) {
-          report.csvRow("scale", m + ": recovered after etcd answered", "ms", "muster",
+          report.csvRow("scale", m + ": recovered after etcd's restart began", "ms", "muster",
               Integer.toString(s.recoveredMs().count()), num(s.recoveredMs().p50()), num(s.recoveredMs().p99()),
               num(s.recoveredMs().max()), "");
         }
         report.csvRow("scale", m + ": etcd peak CPU", "cores", "etcd", "", "", "", "", num(s.etcdPeakCores()));
         report.csvRow("scale", m + ": etcd peak RSS", "bytes", "etcd", "", "", "", "", Long.toString(s.etcdPeakRss()));
+      }
+      if (curatorProviders != null) {
+        CuratorProviders c = curatorProviders;
+        String m = c.providers() + " Curator sessions";
+        report.csvRow("scale", m + ": all visible after GO", "ms", "curator", "", "", "", "", num(c.allVisibleMs()));
+        report.csvRow("scale", m + ", steady: packets at ZooKeeper", "per second", "zookeeper", "", "", "", "",
+            num(c.packetsPerSecond()));
+        report.csvRow("scale", m + ", steady: ZooKeeper CPU", "cores", "zookeeper", "", "", "", "",
+            num(c.serverCores()));
       }
       if (providers != null) {
         Providers p = providers;
@@ -243,6 +276,7 @@ public final class ScaleBench {
   private final List<String> notes = new ArrayList<>();
   private final List<String> failures = new ArrayList<>();
   private Providers providers;
+  private CuratorProviders curatorProviders;
 
   private ScaleBench(Plan plan, Path dir, PrintStream progress) {
     this.plan = plan;
@@ -261,8 +295,15 @@ public final class ScaleBench {
     } catch (RuntimeException e) {
       b.failures.add("scale: " + e.getMessage());
     }
-    return new Result(plan, List.copyOf(b.visibility), List.copyOf(b.storms), b.providers, List.copyOf(b.notes),
-        List.copyOf(b.failures));
+    try (ZooKeeperServer zk = ZooKeeperServer.start(dir)) {
+      progress.println("scale: started a private ZooKeeper " + zk.version() + " at " + zk.connectString());
+      b.step("Curator watchers", () -> b.curatorWatchers(zk));
+      b.step("Curator sessions", () -> b.curatorSessions(zk));
+    } catch (RuntimeException e) {
+      b.failures.add("scale, Curator: " + e.getMessage());
+    }
+    return new Result(plan, List.copyOf(b.visibility), List.copyOf(b.storms), b.providers, b.curatorProviders,
+        List.copyOf(b.notes), List.copyOf(b.failures));
   }
 
   private void step(String name, Runnable body) {
@@ -311,7 +352,7 @@ public final class ScaleBench {
   private WatcherFleet fleet(String endpoints, String name, boolean jitter) {
     progress.printf("scale: %,d caches in %d JVMs (%s, %s)...%n", plan.watchers(), plan.jvms(), name,
         jitter ? "jitter on" : "jitter off");
-    WatcherFleet fleet = new WatcherFleet(dir, name, endpoints, SERVICE, plan.watchers(), plan.jvms(), jitter);
+    WatcherFleet fleet = WatcherFleet.muster(dir, name, endpoints, SERVICE, plan.watchers(), plan.jvms(), jitter);
     try {
       fleet.awaitReady(READY_LIMIT);
     } catch (RuntimeException e) {
@@ -374,10 +415,10 @@ public final class ScaleBench {
     long killed = ScaleWatchers.epochMicros();
     member.kill();
     Wait.sleep(plan.outage());
+    long restartBegan = ScaleWatchers.epochMicros();
     long r0 = System.nanoTime();
     member.restart();
     long restartMs = (System.nanoTime() - r0) / 1_000_000;
-    long answering = ScaleWatchers.epochMicros();
     try (ProcStats.PeakCpu peak = new ProcStats.PeakCpu(member.pid().orElseThrow(), 100);
         EtcdRegistry marker = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()))) {
       String id = "storm-" + jitter.replace(' ', '-');
@@ -387,12 +428,12 @@ public final class ScaleBench {
       fleet.awaitNoneStale(caughtUp, Duration.ofMinutes(2));
       Wait.sleep(Duration.ofSeconds(3)); // the storm's tail: resyncs still running show in etcd's peak
       Samples recovered = new Samples();
-      fleet.recoveries(killed).forEach(t -> recovered.add((t - answering) / 1000.0));
-      Storm s = new Storm(jitter, fleet.caches(), restartMs, (caughtUp - answering) / 1000.0, recovered,
+      fleet.recoveries(killed).forEach(t -> recovered.add((t - restartBegan) / 1000.0));
+      Storm s = new Storm(jitter, fleet.caches(), restartMs, (caughtUp - restartBegan) / 1000.0, recovered,
           fleet.wentStale(killed), fleet.resyncs() - resyncs0, peak.peakCores(),
           ProcStats.peakRssBytes(peak.pid()).orElse(-1));
       storms.add(s);
-      progress.printf(Locale.ROOT, "scale: caught up %.0f ms after etcd answered; etcd peak %.2f cores%n",
+      progress.printf(Locale.ROOT, "scale: caught up %.0f ms after etcd's restart began; etcd peak %.2f cores%n",
           s.caughtUpMs(), s.etcdPeakCores());
       r.close();
     }
@@ -461,6 +502,98 @@ public final class ScaleBench {
       }
       providers = new Providers(total, plan.jvms(), allVisible, registered, before, after, restartMs,
           removed.get() - removed0, lost, unreachable);
+    } catch (IOException e) {
+      throw new BenchException("cannot create " + go + ": " + e.getMessage());
+    } finally {
+      jvms.forEach(ChildProcess::close);
+    }
+  }
+
+  /** Curator's ServiceCaches, as many as Muster's, in as many JVMs: until a registration is in all of them. */
+  private void curatorWatchers(ZooKeeperServer zk) {
+    progress.printf("scale: %,d Curator ServiceCaches in %d JVMs...%n", plan.watchers(), plan.jvms());
+    try (WatcherFleet fleet = WatcherFleet.curator(dir, "curator-watchers", zk.connectString(), SERVICE,
+        plan.watchers(), plan.jvms(), CuratorSide.SESSION);
+        CuratorSide provider = CuratorSide.connect(zk.connectString())) {
+      fleet.awaitReady(READY_LIMIT);
+      progress.printf("scale: %,d Curator caches ready in %.1f s; register -> visible, %d samples...%n",
+          fleet.caches(), fleet.readyMillis() / 1000.0, plan.samples());
+      Samples visible = new Samples();
+      Samples call = new Samples();
+      double cpu0 = Double.NaN;
+      long wall0 = 0;
+      for (int s = -WARMUP; s < plan.samples(); s++) {
+        if (s == 0) {
+          cpu0 = ProcStats.cpuSeconds(zk.pid());
+          wall0 = System.nanoTime();
+        }
+        String id = "curator-" + (s + WARMUP);
+        long t0 = ScaleWatchers.epochMicros();
+        long n0 = System.nanoTime();
+        AutoCloseable registered = provider.register(SERVICE, id, 30_000 + s + WARMUP);
+        long callNanos = System.nanoTime() - n0;
+        long last = fleet.awaitSeen(id, SEEN_LIMIT);
+        if (s >= 0) {
+          visible.add((last - t0) / 1000.0);
+          call.addNanos(callNanos);
+        }
+        try {
+          registered.close();
+        } catch (Exception e) {
+          throw new BenchException("unregister " + id + ": " + e.getMessage());
+        }
+        Wait.sleep(Duration.ofMillis(500));
+      }
+      double wall = (System.nanoTime() - wall0) / 1e9;
+      visibility.add(new Visibility("Curator on ZooKeeper", fleet.caches(), plan.jvms(), visible, call,
+          (ProcStats.cpuSeconds(zk.pid()) - cpu0) / wall, ProcStats.rssBytes(zk.pid()).orElse(-1), Double.NaN, -1,
+          fleet.heapPerCache(), fleet.readyMillis(), fleet.threads()));
+      progress.printf(Locale.ROOT, "scale: Curator, visible in all %,d: p50 %.1f ms, p99 %.1f ms%n",
+          fleet.caches(), visible.p50(), visible.p99());
+    }
+  }
+
+  /** Curator's providers: one session each, as many as Muster's registrations, registering at once. */
+  private void curatorSessions(ZooKeeperServer zk) {
+    String service = SERVICE + "-sessions";
+    int per = plan.providers() / plan.jvms();
+    int total = per * plan.jvms();
+    Path go = dir.resolve("curator-sessions.go");
+    AtomicLong full = new AtomicLong();
+    List<ChildProcess> jvms = new ArrayList<>();
+    progress.printf("scale: %,d Curator sessions in %d JVMs...%n", total, plan.jvms());
+    try (CuratorSide consumer = CuratorSide.connect(zk.connectString())) {
+      Files.deleteIfExists(go);
+      consumer.watch(service, size -> {
+        if (size >= total) {
+          full.compareAndSet(0, ScaleWatchers.epochMicros());
+        }
+      });
+      for (int j = 0; j < plan.jvms(); j++) {
+        jvms.add(Jvms.start(dir, "curator-sessions-" + j, WatcherFleet.FLAGS, CuratorSessions.class.getName(),
+            List.of(zk.connectString(), service, "c" + j + "-", Integer.toString(per), go.toString(),
+                Long.toString(CuratorSide.SESSION.toMillis()))));
+      }
+      Wait.until(plan.jvms() + " Curator session JVMs to connect", READY_LIMIT, Duration.ofMillis(50),
+          () -> alive(jvms).stream().allMatch(j -> j.json().has("connected")));
+      long t0 = ScaleWatchers.epochMicros();
+      Files.createFile(go);
+      Wait.until("all " + total + " Curator sessions' instances in the cache", Duration.ofMinutes(3),
+          Duration.ofMillis(50), () -> full.get() != 0 && alive(jvms).stream().allMatch(j -> j.json().has("registered")));
+      double allVisible = (full.get() - t0) / 1000.0;
+      double registered = (jvms.stream().mapToLong(j -> j.json().firstEvent("registered").orElseThrow()
+          .path("ts_us").asLong()).max().orElseThrow() - t0) / 1000.0;
+      progress.printf(Locale.ROOT, "scale: Curator, all %,d visible %.0f ms after GO; ping load for %d s...%n",
+          total, allVisible, plan.window().toSeconds());
+      Wait.sleep(CuratorSide.SESSION); // past every session's first pings
+      long p0 = zk.packetsReceived();
+      double cpu0 = ProcStats.cpuSeconds(zk.pid());
+      long n0 = System.nanoTime();
+      Wait.sleep(plan.window());
+      long p1 = zk.packetsReceived();
+      double wall = (System.nanoTime() - n0) / 1e9;
+      curatorProviders = new CuratorProviders(total, plan.jvms(), allVisible, registered, (p1 - p0) / wall,
+          (ProcStats.cpuSeconds(zk.pid()) - cpu0) / wall, ProcStats.rssBytes(zk.pid()).orElse(-1));
     } catch (IOException e) {
       throw new BenchException("cannot create " + go + ": " + e.getMessage());
     } finally {

@@ -13,8 +13,8 @@ import java.util.List;
 import java.util.OptionalLong;
 
 /**
- * {@code jvms} {@link ScaleWatchers} JVMs holding {@code total} caches of one service between them, read through
- * their JSON lines. Closing it stops every JVM by pid.
+ * {@code jvms} watcher JVMs ({@link ScaleWatchers}, or Curator's) holding {@code total} caches of one service
+ * between them, read through their JSON lines. Closing it stops every JVM by pid.
  *
  * <p>Not thread-safe: the bench's measuring thread only.
  */
@@ -31,12 +31,26 @@ final class WatcherFleet implements AutoCloseable {
   private final List<ChildProcess> jvms = new ArrayList<>();
   private final int perJvm;
 
-  WatcherFleet(Path dir, String name, String endpoints, String service, int total, int jvmCount, boolean jitter) {
+  /** Muster's watchers ({@link ScaleWatchers}) on {@code endpoints}. */
+  static WatcherFleet muster(Path dir, String name, String endpoints, String service, int total, int jvmCount,
+      boolean jitter) {
+    return new WatcherFleet(dir, name, ScaleWatchers.class.getName(), total, jvmCount,
+        perJvm -> List.of(endpoints, service, Integer.toString(perJvm), jitter ? "jitter" : "no-jitter"));
+  }
+
+  /** Curator's watchers ({@link dev.muster.bench.curator.CuratorWatchers}) on ZooKeeper at {@code connect}. */
+  static WatcherFleet curator(Path dir, String name, String connect, String service, int total, int jvmCount,
+      Duration sessionTimeout) {
+    return new WatcherFleet(dir, name, dev.muster.bench.curator.CuratorWatchers.class.getName(), total, jvmCount,
+        perJvm -> List.of(connect, service, Integer.toString(perJvm), Long.toString(sessionTimeout.toMillis())));
+  }
+
+  private WatcherFleet(Path dir, String name, String mainClass, int total, int jvmCount,
+      java.util.function.IntFunction<List<String>> args) {
     this.perJvm = total / jvmCount;
     try {
       for (int i = 0; i < jvmCount; i++) {
-        jvms.add(Jvms.start(dir, name + "-" + i, FLAGS, ScaleWatchers.class.getName(),
-            List.of(endpoints, service, Integer.toString(perJvm), jitter ? "jitter" : "no-jitter")));
+        jvms.add(Jvms.start(dir, name + "-" + i, FLAGS, mainClass, args.apply(perJvm)));
       }
     } catch (RuntimeException e) {
       close();

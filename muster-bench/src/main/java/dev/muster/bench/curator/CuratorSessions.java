@@ -1,0 +1,81 @@
+package dev.muster.bench.curator;
+
+import dev.muster.testing.JsonLog;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.x.discovery.ServiceDiscovery;
+
+/**
+ * The Curator side of the scale bench's providers: {@code COUNT} providers, each its own {@code CuratorFramework}
+ * (its own ZooKeeper session, as a provider process has), each registering one instance (an ephemeral znode) when
+ * the file {@code GO} appears. It prints {@code connected} once every session is up (and one warm-up instance was
+ * registered and removed), and {@code registered} with the epoch µs when the last registration returned.
+ *
+ * <p>Usage: {@code CuratorSessions CONNECT SERVICE ID_PREFIX COUNT GO SESSION_TIMEOUT_MS}. It runs until stopped.
+ */
+public final class CuratorSessions {
+  private static final int REGISTERING_THREADS = 32;
+
+  private CuratorSessions() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length != 6) {
+      System.err.println("usage: CuratorSessions CONNECT SERVICE ID_PREFIX COUNT GO SESSION_TIMEOUT_MS");
+      System.exit(2);
+    }
+    PrintStream out = System.out;
+    int count = Integer.parseInt(args[3]);
+    Path go = Path.of(args[4]);
+    Duration session = Duration.ofMillis(Long.parseLong(args[5]));
+    List<CuratorFramework> clients = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      clients.add(Curators.client(args[0], session));
+    }
+    List<ServiceDiscovery<String>> discoveries = new ArrayList<>();
+    for (CuratorFramework c : clients) {
+      Curators.awaitConnected(c);
+      discoveries.add(Curators.discovery(c));
+    }
+    var warm = Curators.instance(args[1] + "-warmup", args[2] + "warmup", 19_999);
+    discoveries.get(0).registerService(warm);
+    discoveries.get(0).unregisterService(warm);
+    print(out, JsonLog.entry("connected", Instant.now()).put("count", count));
+    while (!Files.exists(go)) {
+      Thread.sleep(2);
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(REGISTERING_THREADS);
+    List<Future<?>> done = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      ServiceDiscovery<String> d = discoveries.get(i);
+      var instance = Curators.instance(args[1], args[2] + i, 20_000 + i);
+      done.add(pool.submit(() -> {
+        d.registerService(instance);
+        return null;
+      }));
+    }
+    for (Future<?> f : done) {
+      f.get();
+    }
+    pool.shutdown();
+    Instant now = Instant.now();
+    print(out, JsonLog.entry("registered", now).put("count", count)
+        .put("ts_us", now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000));
+    Thread.currentThread().join();
+  }
+
+  private static void print(PrintStream out, com.fasterxml.jackson.databind.node.ObjectNode node) {
+    synchronized (out) {
+      out.println(JsonLog.line(node));
+      out.flush();
+    }
+  }
+}
