@@ -31,7 +31,8 @@ import java.util.function.Supplier;
  *       timer only hands its task to the cache's loop.
  * </ul>
  * Listeners run on the pool too, so one that blocks holds a pool thread: {@code EndpointListener} already asks for
- * listeners that are fast and do not block.
+ * listeners that are fast and do not block, unless their cache has a {@code CacheConfig.listenerExecutor}: then its
+ * notifier is a sequential executor over that one instead ({@link #sequentialOn}).
  *
  * <p>Thread-safe; stateless apart from the two executors.
  */
@@ -65,6 +66,15 @@ public final class DeliveryPool {
   /** A new sequential executor over the pool: tasks run one at a time, in submission order. */
   static Executor sequential() {
     return MoreExecutors.newSequentialExecutor(POOL);
+  }
+
+  /**
+   * A new sequential executor over {@code listenerExecutor} (a cache's {@code CacheConfig.listenerExecutor}), or
+   * over the pool once that one refuses a task ({@link ListenerExecutor}): tasks run one at a time, in submission
+   * order, as on {@link #sequential()}.
+   */
+  static Executor sequentialOn(Executor listenerExecutor, String service) {
+    return MoreExecutors.newSequentialExecutor(new ListenerExecutor(listenerExecutor, POOL, service));
   }
 
   /** Runs {@code task} on the timer thread after {@code delayNanos}; the task should only hand work on. */

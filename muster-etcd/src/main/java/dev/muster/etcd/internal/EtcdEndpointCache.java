@@ -72,7 +72,11 @@ import org.slf4j.LoggerFactory;
  *       its only blocking call (at most the request timeout per page) and runs as a managed blocker, so it never
  *       holds up another cache;
  *   <li>the <b>notifier</b> runs the listeners through a {@link CacheNotifier}, one call at a time, in order, so a
- *       slow listener never delays the cache (the notifier coalesces publications it falls behind on).
+ *       slow listener never delays the cache (the notifier coalesces publications it falls behind on). With a
+ *       {@link CacheConfig#listenerExecutor()} it is a sequential executor over that one instead, so listeners that
+ *       block hold the user's threads, not the pool's; same order, same one call at a time. The cache never shuts
+ *       it down; if it refuses a task, the notifier moves to the pool for good with one WARN
+ *       ({@link ListenerExecutor}), and no event is lost.
  * </ul>
  * So a watch event costs two hand-overs (jetcd's thread to the loop, the loop to the notifier), as before, but onto
  * pool threads that are usually running already: 100 caches share a few threads instead of owning 200. Each task
@@ -108,7 +112,8 @@ public final class EtcdEndpointCache implements EndpointCache {
     this.prefix = config.version() == null ? layout.servicePrefix(config.namespace(), config.service())
         : layout.versionPrefix(config.namespace(), config.service(), config.version());
     this.loop = DeliveryPool.sequential();
-    Executor notifier = DeliveryPool.sequential();
+    Executor notifier = config.listenerExecutor() == null ? DeliveryPool.sequential()
+        : DeliveryPool.sequentialOn(config.listenerExecutor(), config.service()); // never shut down by the cache
     this.notifyExecutor = task -> {
       if (notifierClosed) {
         throw new RejectedExecutionException("the endpoint cache of " + config.service() + " is closed");
