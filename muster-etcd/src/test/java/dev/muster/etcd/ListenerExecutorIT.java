@@ -26,8 +26,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -40,7 +42,8 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code CacheConfig.listenerExecutor} on a real etcd: listeners that block hold the application's threads, not the
  * shared delivery pool's, with the same order and one call at a time; an executor that refuses a task (shut down
- * while its cache is open) moves the listeners to the pool with one WARN, and no event is lost.
+ * while its cache is open) or drops one it had queued ({@code shutdownNow}) moves the listeners to the pool with
+ * one WARN, and no event is lost.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class ListenerExecutorIT {
@@ -205,6 +208,53 @@ class ListenerExecutorIT {
       assertThat(warns).as("one WARN, naming the service and what to do").hasSize(1);
       assertThat(warns.get(0)).contains(writer.service).contains("listenerExecutor")
           .contains("keep that executor running until the cache is closed");
+      cache.close();
+    } finally {
+      logger.detachAppender(logged);
+      mine.shutdownNow();
+    }
+  }
+
+  @Test
+  void aDeliveryThatShutdownNowDroppedReachesTheListenerOnThePoolWithTheNextChange() throws Exception {
+    ListAppender<ILoggingEvent> logged = new ListAppender<>();
+    logged.start();
+    ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) LoggerFactory
+        .getLogger("dev.muster.etcd.internal.ListenerExecutor");
+    logger.addAppender(logged);
+    ThreadPoolExecutor mine = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+        named("app-listener-"));
+    try {
+      long first = writer.put(writer.instance(1));
+      Recorder r = new Recorder(null, null);
+      EndpointCache cache = registry.watch(CacheConfig.builder(writer.service).listenerExecutor(mine).build(), r);
+      await().atMost(Duration.ofSeconds(20)).until(() -> r.last != null && r.last.revision() >= first);
+      CountDownLatch holding = new CountDownLatch(1);
+      CountDownLatch never = new CountDownLatch(1);
+      mine.execute(() -> { // the application's own task holds its one thread...
+        holding.countDown();
+        waitFor(never);
+      });
+      assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+      long dropped = writer.put(writer.instance(2));
+      writer.awaitMatches(cache, dropped, Duration.ofSeconds(20));
+      await().atMost(Duration.ofSeconds(10)).until(() -> mine.getQueue().size() == 1); // ...so the delivery queues
+
+      assertThat(mine.shutdownNow()).as("shutdownNow drops the queued delivery").hasSize(1);
+      assertThat(mine.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(r.last.revision()).isLessThan(dropped);
+      int before = r.threads.size();
+      long newest = writer.delete(writer.instance(1));
+
+      await().atMost(Duration.ofSeconds(10)).until(() -> r.has(cache) && r.last.revision() == newest);
+      assertThat(r.breaches).isEmpty();
+      assertThat(r.rebuilt.keySet()).extracting(InstanceKey::id).containsExactly("i2");
+      assertThat(r.threads.subList(before, r.threads.size())).as("the dropped delivery and the next, on the pool")
+          .isNotEmpty().allMatch(t -> t.contains(" muster-delivery-"));
+      List<String> warns = logged.list.stream().filter(e -> e.getLevel() == Level.WARN)
+          .map(ILoggingEvent::getFormattedMessage).toList();
+      assertThat(warns).hasSize(1);
+      assertThat(warns.get(0)).contains(writer.service).contains("shutdownNow");
       cache.close();
     } finally {
       logger.detachAppender(logged);
