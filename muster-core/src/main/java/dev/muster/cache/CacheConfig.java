@@ -44,8 +44,11 @@ import java.util.concurrent.ExecutorService;
  * @param listenerExecutor where this cache's listeners run, for listeners that must block; null runs them on the
  *     process's shared delivery pool, where they must not block (default null). The cache still hands them one
  *     call at a time, in order, never two at once; it never shuts the executor down. Keep it running until the
- *     cache is closed: once it refuses a task, the cache logs a WARN and runs its listeners on the shared pool
- *     from then on (no event is lost), and {@code shutdownNow()} drops deliveries it had queued
+ *     cache is closed: once it refuses a task, or a {@code shutdownNow()} drops one it had queued, the cache logs
+ *     a WARN and runs its listeners on the shared pool from then on, where they must not block; no event is lost
+ *     (a dropped delivery arrives with the cache's next change). An executor that runs tasks on the calling thread
+ *     (a direct executor, {@code CallerRunsPolicy}) runs listeners on the cache's own loop, and one that discards
+ *     tasks while running ({@code DiscardPolicy}) loses deliveries: give neither
  */
 public record CacheConfig(
     String namespace,
