@@ -6,10 +6,12 @@ import dev.muster.sign.TrustedKeys;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 
 /**
- * What an endpoint cache watches and how it keeps up (SPEC §4). Immutable; {@link #builder(String)} starts from
- * the defaults.
+ * What an endpoint cache watches and how it keeps up (SPEC §4), and where its listeners run. Immutable (a
+ * {@link #listenerExecutor} is compared by identity); {@link #builder(String)} starts from the defaults.
  *
  * @param namespace registry namespace (default {@code default})
  * @param service the service to watch
@@ -39,6 +41,14 @@ import java.util.Objects;
  *     then applies {@link #stalePolicy}; null serves it for as long as the outage lasts (default null, forever).
  *     The cache itself keeps its last set either way; the policy is applied by the consumer's {@code MusterClient}
  * @param stalePolicy what happens after {@link #maxStale} (default {@link StalePolicy#FAIL_CLOSED})
+ * @param listenerExecutor where this cache's listeners run, for listeners that must block; null runs them on the
+ *     process's shared delivery pool, where they must not block (default null). The cache still hands them one
+ *     call at a time, in order, never two at once; it never shuts the executor down. Keep it running until the
+ *     cache is closed: once it refuses a task, or a {@code shutdownNow()} drops one it had queued, the cache logs
+ *     a WARN and runs its listeners on the shared pool from then on, where they must not block; no event is lost
+ *     (a dropped delivery arrives with the cache's next change). An executor that runs tasks on the calling thread
+ *     (a direct executor, {@code CallerRunsPolicy}) runs listeners on the cache's own loop, and one that discards
+ *     tasks while running ({@code DiscardPolicy}) loses deliveries: give neither
  */
 public record CacheConfig(
     String namespace,
@@ -59,7 +69,8 @@ public record CacheConfig(
     Duration massRemovalHold,
     TrustedKeys trustedKeys,
     Duration maxStale,
-    StalePolicy stalePolicy) {
+    StalePolicy stalePolicy,
+    Executor listenerExecutor) {
 
   public CacheConfig {
     Names.requireValid("namespace", namespace);
@@ -95,6 +106,10 @@ public record CacheConfig(
     if (!trustedKeys.isEmpty() && trustedKeys.forService(namespace, service).isEmpty()) {
       throw new InvalidInputException("trustedKeys", trustedKeys.toString(), "trust at least one key for "
           + namespace + "/" + service + " (or for namespace " + namespace + "), or give none to not verify");
+    }
+    if (listenerExecutor instanceof ExecutorService es && es.isShutdown()) {
+      throw new InvalidInputException("listenerExecutor", listenerExecutor, "give an executor that is running (this"
+          + " one is shut down), or none to run listeners on the shared delivery pool");
     }
   }
 
@@ -137,6 +152,7 @@ public record CacheConfig(
     b.trustedKeys = trustedKeys;
     b.maxStale = maxStale;
     b.stalePolicy = stalePolicy;
+    b.listenerExecutor = listenerExecutor;
     return b;
   }
 
@@ -161,6 +177,7 @@ public record CacheConfig(
     private TrustedKeys trustedKeys = TrustedKeys.NONE;
     private Duration maxStale;
     private StalePolicy stalePolicy = StalePolicy.FAIL_CLOSED;
+    private Executor listenerExecutor;
 
     private Builder(String service) {
       this.service = service;
@@ -242,10 +259,19 @@ public record CacheConfig(
       return this;
     }
 
+    /**
+     * Run this cache's listeners on {@code executor}, for listeners that must block (see the record's
+     * {@code listenerExecutor}); null: on the shared delivery pool.
+     */
+    public Builder listenerExecutor(Executor executor) {
+      this.listenerExecutor = executor;
+      return this;
+    }
+
     public CacheConfig build() {
       return new CacheConfig(namespace, service, version, pageSize, progressInterval, progressTimeout, backoffBase,
           backoffCap, healthyReset, probeInterval, probeJitter, requestTimeout, snapshotFile, snapshotDebounce,
-          massRemovalPercent, massRemovalHold, trustedKeys, maxStale, stalePolicy);
+          massRemovalPercent, massRemovalHold, trustedKeys, maxStale, stalePolicy, listenerExecutor);
     }
   }
 }

@@ -7,7 +7,9 @@ import java.time.Instant;
  * Receives an {@link EndpointCache}'s changes. All methods are called by the cache's notifier, in revision order,
  * one call at a time, never two at once (on the etcd adapter: on a thread of the process's shared delivery pool,
  * not always the same one; each call sees what the one before it did). They must be fast, must not block (a blocked
- * listener holds one of the pool's few threads) and must not throw (an exception is logged and ignored).
+ * listener holds one of the pool's few threads) and must not throw (an exception is logged and ignored). A listener
+ * that must block belongs on a cache with a {@link CacheConfig#listenerExecutor()}: its calls then run on that
+ * executor's threads, in the same order and still one at a time, and a blocked one delays only its own cache.
  *
  * <p>First comes exactly one {@link EndpointDelta.Kind#SNAPSHOT}, then every later change, each reflected once. A
  * listener that falls more than 8 publications behind receives the newest set with the combined delta instead of

@@ -18,11 +18,16 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -45,12 +50,35 @@ class CacheNotifierTest {
   private static final class ContractCheck implements EndpointListener {
     final List<String> breaches = new ArrayList<>();
     final Map<InstanceKey, Instance> rebuilt = new HashMap<>();
+    /** Shared by every listener of one notifier, or null: more than one call in it at once is a breach. */
+    private final AtomicInteger inCall;
     long revision = -1;
     int snapshots;
     int calls;
 
+    ContractCheck() {
+      this(null);
+    }
+
+    ContractCheck(AtomicInteger inCall) {
+      this.inCall = inCall;
+    }
+
     @Override
     public void onChange(EndpointSet set, EndpointDelta delta) {
+      if (inCall != null && inCall.incrementAndGet() != 1) {
+        breaches.add("a call at " + set.revision() + " while another was running");
+      }
+      try {
+        check(set, delta);
+      } finally {
+        if (inCall != null) {
+          inCall.decrementAndGet();
+        }
+      }
+    }
+
+    private void check(EndpointSet set, EndpointDelta delta) {
       calls++;
       if (delta.kind() == EndpointDelta.Kind.SNAPSHOT) {
         snapshots++;
@@ -76,6 +104,63 @@ class CacheNotifierTest {
 
   @Test
   void listenersAddedWhilePublicationsStreamInEachGetOneSnapshotThenEveryLaterChangeInOrder() throws Exception {
+    streamWithListenersAddedMeanwhile(notifier, this::drain, null);
+  }
+
+  /**
+   * The same contract when the notifier's executor hops threads: a sequential executor over a plain pool of four
+   * threads, each task its own pool task (as a cache's notifier over the delivery pool or over a
+   * {@code CacheConfig.listenerExecutor}). The contract needs one task at a time, in order, each seeing the one
+   * before it; never one thread.
+   */
+  @Test
+  void theContractHoldsOverAMultiThreadedExecutorWrappedAsSequential() throws Exception {
+    ExecutorService four = Executors.newFixedThreadPool(4);
+    try {
+      HoppingSequential sequential = new HoppingSequential(four);
+      AtomicInteger inCall = new AtomicInteger();
+      streamWithListenersAddedMeanwhile(new CacheNotifier(sequential, Endpoints.SERVICE), sequential::drain, inCall);
+
+      assertThat(sequential.threads).as("the tasks ran on several threads, one at a time").hasSizeGreaterThan(1);
+    } finally {
+      four.shutdownNow();
+    }
+  }
+
+  /** Runs each task as its own task of {@code pool}, after the one before it: in order, never two at once. */
+  private static final class HoppingSequential implements Executor {
+    private final ExecutorService pool;
+    final Set<String> threads = ConcurrentHashMap.newKeySet();
+    private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
+
+    HoppingSequential(ExecutorService pool) {
+      this.pool = pool;
+    }
+
+    @Override
+    public synchronized void execute(Runnable task) {
+      tail = tail.thenRunAsync(() -> {
+        threads.add(Thread.currentThread().getName());
+        task.run();
+      }, pool);
+    }
+
+    void drain() throws Exception {
+      CompletableFuture<Void> last;
+      synchronized (this) {
+        last = tail;
+      }
+      last.get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  private interface Drain {
+    void run() throws Exception;
+  }
+
+  /** 200 listeners added from 4 threads while 3,000 revisions are published; {@code inCall} null: not checked. */
+  private static void streamWithListenersAddedMeanwhile(CacheNotifier notifier, Drain drain,
+      AtomicInteger inCall) throws Exception {
     int revisions = 3_000;
     int adders = 4;
     int perAdder = 50;
@@ -88,7 +173,7 @@ class CacheNotifierTest {
       Thread t = new Thread(() -> {
         await(go);
         for (int i = 0; i < perAdder; i++) {
-          ContractCheck check = new ContractCheck();
+          ContractCheck check = new ContractCheck(inCall);
           checks.add(check);
           notifier.add(check);
           parkNanos(random.nextInt(200_000));
@@ -112,7 +197,7 @@ class CacheNotifierTest {
     for (Thread t : threads) {
       t.join();
     }
-    drain();
+    drain.run();
 
     assertThat(checks).hasSize(adders * perAdder);
     for (ContractCheck c : checks) {
@@ -168,7 +253,7 @@ class CacheNotifierTest {
   }
 
   /** Runs the notifier's tasks only when told: the test decides how far behind the listeners are. */
-  private static final class Stepper implements java.util.concurrent.Executor {
+  private static final class Stepper implements Executor {
     final java.util.ArrayDeque<Runnable> tasks = new java.util.ArrayDeque<>();
 
     @Override

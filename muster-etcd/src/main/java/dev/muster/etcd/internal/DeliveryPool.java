@@ -31,7 +31,8 @@ import java.util.function.Supplier;
  *       timer only hands its task to the cache's loop.
  * </ul>
  * Listeners run on the pool too, so one that blocks holds a pool thread: {@code EndpointListener} already asks for
- * listeners that are fast and do not block.
+ * listeners that are fast and do not block, unless their cache has a {@code CacheConfig.listenerExecutor}: then its
+ * notifier is a sequential executor over that one instead ({@link #listenerExecutor}).
  *
  * <p>Thread-safe; stateless apart from the two executors.
  */
@@ -65,6 +66,19 @@ public final class DeliveryPool {
   /** A new sequential executor over the pool: tasks run one at a time, in submission order. */
   static Executor sequential() {
     return MoreExecutors.newSequentialExecutor(POOL);
+  }
+
+  /**
+   * What a cache's notifier runs on when it has a {@code CacheConfig.listenerExecutor}: that executor, or the pool
+   * once that one lets a delivery down ({@link ListenerExecutor}). Wrap it with {@link #sequential(Executor)}.
+   */
+  static ListenerExecutor listenerExecutor(Executor user, String service) {
+    return new ListenerExecutor(user, POOL, service);
+  }
+
+  /** A new sequential executor over {@code under}: tasks run one at a time, in submission order. */
+  static Executor sequential(Executor under) {
+    return MoreExecutors.newSequentialExecutor(under);
   }
 
   /** Runs {@code task} on the timer thread after {@code delayNanos}; the task should only hand work on. */

@@ -69,7 +69,11 @@ import org.slf4j.LoggerFactory;
  *       its only blocking call (at most the request timeout per page) and runs as a managed blocker, so it never
  *       holds up another cache;
  *   <li>the <b>notifier</b> runs the listeners through a {@link CacheNotifier}, one call at a time, in order, so a
- *       slow listener never delays the cache (the notifier coalesces publications it falls behind on).
+ *       slow listener never delays the cache (the notifier coalesces publications it falls behind on). With a
+ *       {@link CacheConfig#listenerExecutor()} it is a sequential executor over that one instead, so listeners that
+ *       block hold the user's threads, not the pool's; same order, same one call at a time. The cache never shuts
+ *       it down; if it refuses a task, or drops one it had queued (shutdownNow), the notifier moves to the pool for
+ *       good with one WARN ({@link ListenerExecutor}), and no event is lost.
  * </ul>
  * So a watch event costs two hand-overs (jetcd's thread to the loop, the loop to the notifier), as before, but onto
  * pool threads that are usually running already: 100 caches share a few threads instead of owning 200. Each task
@@ -106,10 +110,15 @@ public final class EtcdEndpointCache implements EndpointCache {
     this.prefix = config.version() == null ? layout.servicePrefix(config.namespace(), config.service())
         : layout.versionPrefix(config.namespace(), config.service(), config.version());
     this.loop = DeliveryPool.sequential();
-    Executor notifier = DeliveryPool.sequential();
+    ListenerExecutor own = config.listenerExecutor() == null ? null // never shut down by the cache
+        : DeliveryPool.listenerExecutor(config.listenerExecutor(), config.service());
+    Executor notifier = own == null ? DeliveryPool.sequential() : DeliveryPool.sequential(own);
     this.notifyExecutor = task -> {
       if (notifierClosed) {
         throw new RejectedExecutionException("the endpoint cache of " + config.service() + " is closed");
+      }
+      if (own != null) {
+        own.rescueDropped(); // a worker its executor's shutdownNow() dropped: the pool runs it, with this task
       }
       notifier.execute(task);
     };
