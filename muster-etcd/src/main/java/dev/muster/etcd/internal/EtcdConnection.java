@@ -65,6 +65,11 @@ public final class EtcdConnection implements AutoCloseable {
     return client;
   }
 
+  /** Whether {@code c} is still the current client (no reset replaced it); never throws, closed or not. */
+  public boolean isCurrent(Client c) {
+    return client == c;
+  }
+
   /** Replaces {@code failed} with a fresh client, unless someone already did. */
   public synchronized void reset(Client failed) {
     if (closed || client != failed) {

@@ -401,6 +401,14 @@ public final class EtcdEndpointCache implements EndpointCache {
         Client client = connection.client();
         used = client;
         watchers.put(stream, client.getWatchClient().watch(bytes(prefix), option.build(), listener));
+        if (!connection.isCurrent(client)) {
+          // Replaced meanwhile by another cache's reset, so it is closed or about to be. jetcd 0.8.6 hands back a
+          // watcher it never starts, and never reports on, when its watch client was closed between watch()'s
+          // closed check and its lock; this cache would then wait for its stall check. A client replaced after
+          // this check closes our watcher itself (onCompleted), so checking here is enough.
+          onLoop(() -> driver.onError(stream, StreamError.UNAVAILABLE, 0,
+              "the shared etcd client was replaced while this watch was opened"));
+        }
       } catch (RuntimeException e) {
         onLoop(() -> failed(stream, e));
       }
