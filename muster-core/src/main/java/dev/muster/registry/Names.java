@@ -23,14 +23,22 @@ public final class Names {
    * resync in the bench's profile (JFR).
    */
   public static boolean isValid(String value) {
-    if (value == null || value.isEmpty() || value.length() > MAX_LENGTH) {
+    return value != null && isValid(value, 0, value.length());
+  }
+
+  /**
+   * Whether {@code text.substring(from, to)} is a valid name, without making that substring: a cache checks the
+   * segments of every key it parses in place ({@link RegistryLayout#keyParser()}).
+   */
+  static boolean isValid(String text, int from, int to) {
+    if (to <= from || to - from > MAX_LENGTH) {
       return false;
     }
-    int last = value.length() - 1;
-    for (int i = 0; i <= last; i++) {
-      char c = value.charAt(i);
+    int last = to - 1;
+    for (int i = from; i <= last; i++) {
+      char c = text.charAt(i);
       boolean alphanumeric = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-      if (!alphanumeric && (c != '-' || i == 0 || i == last)) {
+      if (!alphanumeric && (c != '-' || i == from || i == last)) {
         return false;
       }
     }

@@ -1,6 +1,7 @@
 package dev.muster.registry;
 
 import dev.muster.InvalidInputException;
+import java.util.function.Function;
 
 /**
  * Where instances live in etcd (SPEC §2): {@code /{root}/{namespace}/{service}/{version}/{instanceId}}. Every
@@ -59,6 +60,23 @@ public record RegistryLayout(String root) {
    *     exactly four segments after it, or a segment is not a valid name
    */
   public InstanceKey parseKey(String key) {
+    return parse(key, null);
+  }
+
+  /**
+   * A parser for one reader of many keys, such as a cache: it accepts, rejects and words its errors exactly as
+   * {@link #parseKey}, but the keys it returns share their namespace, service and version strings. The first key
+   * with a given segment (up to eight distinct ones) keeps a copy of it; every later key that
+   * has the same segment gets that very {@code String}, checked in place, not a copy of its own. A cache watches
+   * one namespace and service and sees a few versions, so its instances hold only their id (and their value's
+   * strings) each. Not thread-safe: one parser per thread, or per cache.
+   */
+  public Function<String, InstanceKey> keyParser() {
+    KnownSegments known = new KnownSegments();
+    return key -> parse(key, known);
+  }
+
+  private InstanceKey parse(String key, KnownSegments known) {
     // Index arithmetic rather than split: every PUT a cache applies has its key parsed (JFR, ApplyBenchmark).
     int from = root.length() + 2; // after "/{root}/"
     if (key == null || key.length() < from || key.charAt(0) != '/' || !key.startsWith(root, 1)
@@ -71,10 +89,10 @@ public record RegistryLayout(String root) {
     if (idAt == 0 || key.indexOf('/', idAt) >= 0) {
       throw new InvalidInputException("key", key, expectedKey());
     }
-    String namespace = keyPart(key, "namespace", from, serviceAt - 1);
-    String service = keyPart(key, "service", serviceAt, versionAt - 1);
-    String version = keyPart(key, "version", versionAt, idAt - 1);
-    String id = keyPart(key, "instance id", idAt, key.length());
+    String namespace = keyPart(key, "namespace", from, serviceAt - 1, known);
+    String service = keyPart(key, "service", serviceAt, versionAt - 1, known);
+    String version = keyPart(key, "version", versionAt, idAt - 1, known);
+    String id = keyPart(key, "instance id", idAt, key.length(), null); // ids are unique: nothing to share
     return new InstanceKey(namespace, service, version, id);
   }
 
@@ -82,12 +100,50 @@ public record RegistryLayout(String root) {
     return "expected " + rootPrefix() + "{namespace}/{service}/{version}/{instanceId}";
   }
 
-  private static String keyPart(String key, String field, int from, int to) {
-    String part = key.substring(from, to);
-    if (!Names.isValid(part)) {
+  /** {@code key}'s segment [from, to), checked; one of {@code known}'s strings if it is one (null: none). */
+  private static String keyPart(String key, String field, int from, int to, KnownSegments known) {
+    String shared = known == null ? null : known.find(key, from, to);
+    if (shared != null) {
+      return shared; // it was a valid name when it was kept, and it is the same characters
+    }
+    if (!Names.isValid(key, from, to)) {
+      String part = key.substring(from, to);
       String problem = part.isEmpty() ? "is empty" : "\"" + part + "\" is not a valid name";
       throw new InvalidInputException("key", key, "its " + field + " part " + problem + "; " + Names.RULE);
     }
+    String part = key.substring(from, to);
+    if (known != null) {
+      known.keep(part);
+    }
     return part;
+  }
+
+  /**
+   * The segment strings one {@link #keyParser()} has kept, at most {@value #MAX}: a namespace, a service and a few
+   * versions, looked up by a scan (cheaper than hashing a substring that would have to be made first). Once full it
+   * keeps no more, so a stream of ever new versions costs a copy per key, as {@link #parseKey} does, not memory.
+   */
+  private static final class KnownSegments {
+    static final int MAX = 8;
+
+    private final String[] strings = new String[MAX];
+    private int count;
+
+    String find(String key, int from, int to) {
+      int length = to - from;
+      for (int i = 0; i < count; i++) {
+        String s = strings[i];
+        if (s.length() == length && key.regionMatches(from, s, 0, length)) {
+          return s;
+        }
+      }
+      return null;
+    }
+
+    void keep(String segment) {
+      if (count < MAX) {
+        strings[count++] = segment;
+      }
+    }
   }
 }

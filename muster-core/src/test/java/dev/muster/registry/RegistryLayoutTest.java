@@ -7,6 +7,7 @@ import dev.muster.InvalidInputException;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -95,6 +96,11 @@ class RegistryLayoutTest {
     java.util.SplittableRandom random = new java.util.SplittableRandom(19);
     String alphabet = "/abz09-A_.";
     RegistryLayout custom = new RegistryLayout("lab-7");
+    Function<String, InstanceKey> defaultsParser = layout.keyParser();
+    Function<String, InstanceKey> customParser = custom.keyParser();
+    // Kept first, so kept whatever the mutated keys bring: every key with these segments must get these strings.
+    InstanceKey defaultsFirst = defaultsParser.apply("/muster/default/orders/v1/first");
+    InstanceKey customFirst = customParser.apply("/lab-7/n/s/v/first");
     List<String> seeds = List.of("/muster/default/orders/v1/orders-8080-3f2a1c", "/lab-7/n/s/v/i", "/muster/a/b/c/d",
         "/muster/", "/muster", "/musterx/a/b/c/d", "muster/a/b/c/d", "");
     for (int i = 0; i < 50_000; i++) {
@@ -109,12 +115,79 @@ class RegistryLayoutTest {
         }
       }
       for (RegistryLayout l : List.of(layout, custom)) {
+        String expected = outcome(() -> splitting(l, key.toString()).toString());
         assertThat(outcome(() -> l.parseKey(key.toString()).toString()))
-            .as("%s in %s", key, l.root()).isEqualTo(outcome(() -> splitting(l, key.toString()).toString()));
+            .as("%s in %s", key, l.root()).isEqualTo(expected);
+        // One parser for all 50,000 keys, as a cache has: what it keeps from earlier keys changes nothing.
+        Function<String, InstanceKey> parser = l == layout ? defaultsParser : customParser;
+        assertThat(outcome(() -> parser.apply(key.toString()).toString()))
+            .as("%s in %s, by a key parser", key, l.root()).isEqualTo(expected);
+        if (expected.startsWith("ok ")) {
+          assertShares(parser.apply(key.toString()), l == layout ? defaultsFirst : customFirst);
+        }
       }
     }
     assertThat(outcome(() -> layout.parseKey(null).toString())).isEqualTo(outcome(() -> splitting(layout, null)
         .toString()));
+    assertThat(outcome(() -> defaultsParser.apply(null).toString())).isEqualTo(outcome(() -> splitting(layout, null)
+        .toString()));
+  }
+
+  @Test
+  void aKeyParserGivesEveryKeyTheSameNamespaceServiceAndVersionStrings() {
+    Function<String, InstanceKey> parser = layout.keyParser();
+
+    InstanceKey first = parser.apply("/muster/prod/orders/v1/a-1");
+    InstanceKey second = parser.apply("/muster/prod/orders/v2/a-2");
+    InstanceKey third = parser.apply(new String("/muster/prod/orders/v1/a-3")); // a key of its own, as etcd's are
+
+    assertThat(third).isEqualTo(new InstanceKey("prod", "orders", "v1", "a-3"));
+    assertThat(third.namespace()).isSameAs(first.namespace()).isSameAs(second.namespace());
+    assertThat(third.service()).isSameAs(first.service()).isSameAs(second.service());
+    assertThat(third.version()).isSameAs(first.version()).isNotSameAs(second.version());
+    assertThat(parser.apply("/muster/prod/orders/v2/a-4").version()).isSameAs(second.version());
+    assertThat(third.id()).isNotSameAs(first.id());
+  }
+
+  @Test
+  void aKeyParserSharesWhatItKeptBeforeAnInvalidKeyAndAfter() {
+    Function<String, InstanceKey> parser = layout.keyParser();
+    InstanceKey first = parser.apply("/muster/prod/orders/v1/a-1");
+
+    assertThatThrownBy(() -> parser.apply("/muster/prod/orders/V9/a-2"))
+        .hasMessage("key \"/muster/prod/orders/V9/a-2\" is invalid: its version part \"V9\" is not a valid name;"
+            + " use 1-63 characters of a-z, 0-9 and '-', starting and ending with a letter or digit");
+    assertThatThrownBy(() -> parser.apply("/muster/prod/orders/v1/")).hasMessageContaining("its instance id part is"
+        + " empty");
+
+    assertThat(parser.apply("/muster/prod/orders/v1/a-3").version()).isSameAs(first.version());
+  }
+
+  @Test
+  void aKeyParserKeepsAtMostEightSegmentsAndStillParsesThoseBeyond() {
+    Function<String, InstanceKey> parser = layout.keyParser();
+    for (int v = 1; v <= 5; v++) {
+      parser.apply("/muster/prod/orders/v" + v + "/a");
+    }
+    InstanceKey eighth = parser.apply("/muster/prod/orders/v6/a"); // namespace, service and six versions: full
+    InstanceKey beyond = parser.apply("/muster/prod/orders/v7/a");
+
+    assertThat(parser.apply("/muster/prod/orders/v6/b").version()).isSameAs(eighth.version());
+    assertThat(beyond).isEqualTo(new InstanceKey("prod", "orders", "v7", "a"));
+    assertThat(parser.apply("/muster/prod/orders/v7/b").version()).isEqualTo("v7").isNotSameAs(beyond.version());
+    assertThat(parser.apply("/muster/prod/orders/v1/b").namespace()).isSameAs(eighth.namespace());
+  }
+
+  /** Each of {@code key}'s namespace, service and version that equals one of {@code first}'s is that very string. */
+  private static void assertShares(InstanceKey key, InstanceKey first) {
+    List<String> kept = List.of(first.namespace(), first.service(), first.version());
+    for (String segment : List.of(key.namespace(), key.service(), key.version())) {
+      for (String k : kept) {
+        if (segment.equals(k)) {
+          assertThat(segment).as("%s in %s", k, key).isSameAs(k);
+        }
+      }
+    }
   }
 
   private static String outcome(java.util.function.Supplier<String> parse) {

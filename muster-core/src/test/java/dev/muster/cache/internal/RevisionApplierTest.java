@@ -17,7 +17,9 @@ import dev.muster.cache.EndpointSet;
 import dev.muster.cache.internal.RevisionApplier.Publication;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -139,6 +141,25 @@ class RevisionApplierTest {
 
       assertThat(ids(view.current())).containsExactly("c").doesNotContain("d");
     }
+  }
+
+  @Test
+  void decodedInstancesShareOneNamespaceServiceAndVersionStringEach() {
+    view.replace(20, List.of(put("a", 20), put(instance("b").version("v2"), 20), put("c", 20)),
+        EndpointDelta.Kind.SNAPSHOT);
+    view.apply(21, List.of(put(instance("d").version("v2"), 21), put("e", 21)));
+
+    Map<String, Instance> byId = new HashMap<>();
+    view.current().instances().forEach(i -> byId.put(i.id(), i));
+    assertThat(byId).containsOnlyKeys("a", "b", "c", "d", "e");
+    Instance a = byId.get("a");
+    for (Instance i : byId.values()) {
+      assertThat(i.namespace()).as(i.id()).isSameAs(a.namespace());
+      assertThat(i.service()).as(i.id()).isSameAs(a.service());
+    }
+    assertThat(byId.get("c").version()).isSameAs(a.version());
+    assertThat(byId.get("e").version()).isSameAs(a.version());
+    assertThat(byId.get("d").version()).isEqualTo("v2").isSameAs(byId.get("b").version());
   }
 
   @Nested
