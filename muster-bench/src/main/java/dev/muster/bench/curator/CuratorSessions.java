@@ -1,16 +1,13 @@
 package dev.muster.bench.curator;
 
+import dev.muster.bench.support.GoSignal;
 import dev.muster.testing.JsonLog;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.x.discovery.ServiceDiscovery;
 
@@ -23,8 +20,6 @@ import org.apache.curator.x.discovery.ServiceDiscovery;
  * <p>Usage: {@code CuratorSessions CONNECT SERVICE ID_PREFIX COUNT GO SESSION_TIMEOUT_MS}. It runs until stopped.
  */
 public final class CuratorSessions {
-  private static final int REGISTERING_THREADS = 32;
-
   private CuratorSessions() {}
 
   public static void main(String[] args) throws Exception {
@@ -49,23 +44,8 @@ public final class CuratorSessions {
     discoveries.get(0).registerService(warm);
     discoveries.get(0).unregisterService(warm);
     print(out, JsonLog.entry("connected", Instant.now()).put("count", count));
-    while (!Files.exists(go)) {
-      Thread.sleep(2);
-    }
-    ExecutorService pool = Executors.newFixedThreadPool(REGISTERING_THREADS);
-    List<Future<?>> done = new ArrayList<>();
-    for (int i = 0; i < count; i++) {
-      ServiceDiscovery<String> d = discoveries.get(i);
-      var instance = Curators.instance(args[1], args[2] + i, 20_000 + i);
-      done.add(pool.submit(() -> {
-        d.registerService(instance);
-        return null;
-      }));
-    }
-    for (Future<?> f : done) {
-      f.get();
-    }
-    pool.shutdown();
+    GoSignal.awaitThenRegister(go, count, i -> discoveries.get(i).registerService(
+        Curators.instance(args[1], args[2] + i, 20_000 + i)));
     Instant now = Instant.now();
     print(out, JsonLog.entry("registered", now).put("count", count)
         .put("ts_us", now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000));

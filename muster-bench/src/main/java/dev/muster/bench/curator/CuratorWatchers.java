@@ -1,6 +1,7 @@
 package dev.muster.bench.curator;
 
 import dev.muster.bench.support.Heap;
+import dev.muster.bench.support.WatcherLines;
 import dev.muster.testing.JsonLog;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -10,9 +11,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.x.discovery.ServiceCache;
@@ -30,20 +28,10 @@ import org.apache.curator.x.discovery.details.ServiceCacheListener;
  * <p>Usage: {@code CuratorWatchers CONNECT SERVICE CACHES SESSION_TIMEOUT_MS}. It runs until it is stopped.
  */
 public final class CuratorWatchers {
-  private final int caches;
-  private final PrintStream out;
-  private final ConcurrentHashMap<String, Arrival> arrivals = new ConcurrentHashMap<>();
-
-  /** When the first and the last cache had one id, and how many have it. */
-  private static final class Arrival {
-    final AtomicInteger count = new AtomicInteger();
-    final AtomicLong first = new AtomicLong();
-    final AtomicLong last = new AtomicLong();
-  }
+  private final WatcherLines out;
 
   private CuratorWatchers(int caches, PrintStream out) {
-    this.caches = caches;
-    this.out = out;
+    this.out = new WatcherLines(out, caches);
   }
 
   public static void main(String[] args) throws Exception {
@@ -83,17 +71,10 @@ public final class CuratorWatchers {
     return new ServiceCacheListener() {
       @Override
       public void cacheChanged() {
-        long now = epochMicros();
+        long now = WatcherLines.epochMicros();
         for (ServiceInstance<String> in : cache.getInstances()) {
-          if (!had.add(in.getId())) {
-            continue;
-          }
-          Arrival a = arrivals.computeIfAbsent(in.getId(), k -> new Arrival());
-          a.first.compareAndSet(0, now);
-          a.last.accumulateAndGet(now, Math::max);
-          if (a.count.incrementAndGet() == caches) {
-            line(JsonLog.entry("seen", Instant.now()).put("id", in.getId()).put("first_us", a.first.get())
-                .put("last_us", a.last.get()));
+          if (had.add(in.getId())) {
+            out.arrived(in.getId(), now);
           }
         }
       }
@@ -105,15 +86,7 @@ public final class CuratorWatchers {
     };
   }
 
-  private static long epochMicros() {
-    Instant now = Instant.now();
-    return now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000;
-  }
-
   private void line(com.fasterxml.jackson.databind.node.ObjectNode node) {
-    synchronized (out) {
-      out.println(JsonLog.line(node));
-      out.flush();
-    }
+    out.line(node);
   }
 }

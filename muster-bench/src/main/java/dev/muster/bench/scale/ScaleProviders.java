@@ -2,6 +2,7 @@ package dev.muster.bench.scale;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.muster.bench.support.GoSignal;
 import dev.muster.etcd.EtcdConfig;
 import dev.muster.etcd.EtcdRegistry;
 import dev.muster.etcd.internal.NegativeControls;
@@ -11,15 +12,11 @@ import dev.muster.registry.RegistrationEvent;
 import dev.muster.registry.internal.RegistrarControls;
 import dev.muster.testing.JsonLog;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -38,7 +35,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * the leases then expire in etcd).
  */
 public final class ScaleProviders {
-  private static final int REGISTERING_THREADS = 32;
   /** How often the keepalive answer times are printed, in microseconds. */
   static final long REPORT_MICROS = 5_000_000;
 
@@ -66,33 +62,22 @@ public final class ScaleProviders {
     registry.register(Instance.of(args[1] + "-warmup", "127.0.0.1", 19_999).id(args[2] + "warmup"), config,
         event -> { }).close();
     print(out, JsonLog.entry("connected", Instant.now()).put("count", count));
-    while (!Files.exists(go)) {
-      Thread.sleep(2);
-    }
-    ExecutorService pool = Executors.newFixedThreadPool(REGISTERING_THREADS);
-    List<Future<?>> done = new ArrayList<>();
-    for (int i = 0; i < count; i++) {
-      Instance instance = Instance.of(args[1], "127.0.0.1", 20_000 + i).id(args[2] + i);
-      done.add(pool.submit(() -> NegativeControls.register(registry, instance, config, controls, event -> {
-        switch (event.type()) {
-          case KEEPALIVE -> {
-            long us = answeredMicros(event);
-            synchronized (answers) {
-              answers.add(us);
+    GoSignal.awaitThenRegister(go, count, i -> NegativeControls.register(registry,
+        Instance.of(args[1], "127.0.0.1", 20_000 + i).id(args[2] + i), config, controls, event -> {
+          switch (event.type()) {
+            case KEEPALIVE -> {
+              long us = answeredMicros(event);
+              synchronized (answers) {
+                answers.add(us);
+              }
             }
+            case UNREACHABLE -> unreachable.incrementAndGet();
+            case RECONNECTED -> reconnected.incrementAndGet();
+            case LEASE_LOST -> lost.incrementAndGet();
+            case REREGISTERED -> reregistered.incrementAndGet();
+            default -> { }
           }
-          case UNREACHABLE -> unreachable.incrementAndGet();
-          case RECONNECTED -> reconnected.incrementAndGet();
-          case LEASE_LOST -> lost.incrementAndGet();
-          case REREGISTERED -> reregistered.incrementAndGet();
-          default -> { }
-        }
-      })));
-    }
-    for (Future<?> f : done) {
-      f.get();
-    }
-    pool.shutdown();
+        }));
     print(out, JsonLog.entry("registered", Instant.now()).put("count", count).put("ts_us", ScaleWatchers.epochMicros()));
     while (true) {
       Thread.sleep(REPORT_MICROS / 1000);

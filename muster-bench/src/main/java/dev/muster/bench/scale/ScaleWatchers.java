@@ -1,6 +1,7 @@
 package dev.muster.bench.scale;
 
 import dev.muster.bench.support.Heap;
+import dev.muster.bench.support.WatcherLines;
 import dev.muster.cache.CacheConfig;
 import dev.muster.cache.EndpointCache;
 import dev.muster.cache.EndpointDelta;
@@ -17,7 +18,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -41,8 +41,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class ScaleWatchers {
   private final int caches;
-  private final PrintStream out;
-  private final ConcurrentHashMap<String, Arrival> arrivals = new ConcurrentHashMap<>();
+  private final WatcherLines out;
   private final boolean[] stale;
   /** When each cache last recovered (epoch µs), and whether it went stale in the current episode. */
   private final long[] recoveredAt;
@@ -51,16 +50,9 @@ public final class ScaleWatchers {
   private final AtomicLong recoveries = new AtomicLong();
   private final AtomicInteger staleThisEpisode = new AtomicInteger();
 
-  /** When the first and the last cache had one id, and how many have it. */
-  private static final class Arrival {
-    final AtomicInteger count = new AtomicInteger();
-    final AtomicLong first = new AtomicLong();
-    final AtomicLong last = new AtomicLong();
-  }
-
   private ScaleWatchers(int caches, PrintStream out) {
     this.caches = caches;
-    this.out = out;
+    this.out = new WatcherLines(out, caches);
     this.stale = new boolean[caches];
     this.recoveredAt = new long[caches];
     this.inEpisode = new boolean[caches];
@@ -114,13 +106,7 @@ public final class ScaleWatchers {
         }
         long now = epochMicros();
         for (Instance in : delta.added()) {
-          Arrival a = arrivals.computeIfAbsent(in.id(), k -> new Arrival());
-          a.first.compareAndSet(0, now);
-          a.last.accumulateAndGet(now, Math::max);
-          if (a.count.incrementAndGet() == caches) {
-            line(JsonLog.entry("seen", Instant.now()).put("id", in.id()).put("first_us", a.first.get())
-                .put("last_us", a.last.get()));
-          }
+          out.arrived(in.id(), now);
         }
       }
 
@@ -163,14 +149,10 @@ public final class ScaleWatchers {
   }
 
   static long epochMicros() {
-    Instant now = Instant.now();
-    return now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000;
+    return WatcherLines.epochMicros();
   }
 
   private void line(com.fasterxml.jackson.databind.node.ObjectNode node) {
-    synchronized (out) {
-      out.println(JsonLog.line(node));
-      out.flush();
-    }
+    out.line(node);
   }
 }
