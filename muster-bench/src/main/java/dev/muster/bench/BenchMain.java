@@ -44,7 +44,7 @@ import picocli.CommandLine;
             + " dnsperf (queries/s, latency, allocation per answer; needs dnsperf), and memory per cached instance,"
             + " cache, registration and balancer endpoint (JOL and heap after GC). Prints its tables and"
             + " writes DIR/results.csv and DIR/results.txt.",
-        "Quick: under 4 minutes; full: under 18; --scale adds about 6. Ratios within one run are the result;"
+        "Quick: under 4 minutes; full: under 18; --scale adds about 5. Ratios within one run are the result;"
             + " absolute figures move with the machine's load."})
 public final class BenchMain implements Callable<Integer> {
   /** The parts of a run. */
@@ -62,8 +62,8 @@ public final class BenchMain implements Callable<Integer> {
   List<Section> only;
 
   @Option(names = "--scale", description = "Also run the scale section: 10,000 caches in 4 consumer JVMs directly"
-      + " and through etcd's grpc-proxy, a reconnect storm with jitter on and off, 1,000 providers (about 10"
-      + " minutes more; not with --quick).")
+      + " and through etcd's grpc-proxy, a reconnect storm with jitter on and off, 1,000 providers, and Curator's"
+      + " side on ZooKeeper (about 5 minutes more; not with --quick).")
   boolean scale;
 
   @Option(names = "--scale-watchers", paramLabel = "N",
