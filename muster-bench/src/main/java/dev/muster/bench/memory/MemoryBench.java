@@ -327,9 +327,9 @@ public final class MemoryBench {
           histogram.breakdown(TOP_CLASSES, m)));
       notes.add("registration: m registrations (drain 0, no shutdown hook) on one EtcdRegistry, all UP; each owns"
           + " a thread (muster-registrar-<id>): its Thread object and executor are counted, its stack (native, not"
-          + " heap; up to -Xss) is not; etcd's side (a lease, a key) is not in this JVM; Jackson keeps a"
-          + " BufferRecycler per thread that encoded JSON (a soft reference in a ThreadLocal: the collector may"
-          + " clear it under memory pressure, System.gc() does not); JOL sizes a java.lang.Thread without its"
+          + " heap; up to -Xss) is not; etcd's side (a lease, a key) is not in this JVM; the Jackson buffers"
+          + " row counts BufferRecyclers a registration's thread keeps (Jackson's default ThreadLocal pool; Muster's"
+          + " Json.MAPPER takes them from one shared pool, so 0 there); JOL sizes a java.lang.Thread without its"
           + " @Contended padding (the histogram's Thread line is the right one)");
       Reference.reachabilityFence(registrations);
     }
