@@ -4,7 +4,6 @@ import dev.muster.bench.support.Heap;
 import dev.muster.bench.support.WatcherLines;
 import dev.muster.testing.JsonLog;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -57,9 +56,7 @@ public final class CuratorWatchers {
     }
     long readyNanos = System.nanoTime() - t0;
     long heapAfter = Heap.usedAfterGc();
-    w.line(JsonLog.entry("ready", Instant.now()).put("caches", count).put("ready_ms", readyNanos / 1_000_000)
-        .put("heap_before", heapBefore).put("heap_after", heapAfter)
-        .put("threads", ManagementFactory.getThreadMXBean().getThreadCount()));
+    w.out.ready(count, readyNanos, heapBefore, heapAfter);
     while (true) {
       Thread.sleep(1000);
       w.line(JsonLog.entry("stats", Instant.now()).put("stale", 0).put("resyncs", 0));

@@ -1,5 +1,6 @@
 package dev.muster.bench.scale;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.muster.bench.support.Heap;
 import dev.muster.bench.support.WatcherLines;
 import dev.muster.cache.CacheConfig;
@@ -13,7 +14,6 @@ import dev.muster.etcd.internal.NegativeControls;
 import dev.muster.registry.Instance;
 import dev.muster.testing.JsonLog;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -83,16 +83,14 @@ public final class ScaleWatchers {
     }
     long readyNanos = System.nanoTime() - t0;
     long heapAfter = Heap.usedAfterGc();
-    w.line(JsonLog.entry("ready", Instant.now()).put("caches", count).put("ready_ms", readyNanos / 1_000_000)
-        .put("heap_before", heapBefore).put("heap_after", heapAfter)
-        .put("threads", ManagementFactory.getThreadMXBean().getThreadCount()));
+    w.out.ready(count, readyNanos, heapBefore, heapAfter);
     while (true) {
       Thread.sleep(1000);
       long resyncs = 0;
       for (EndpointCache c : built) {
         resyncs += c.resyncCount();
       }
-      w.line(JsonLog.entry("stats", Instant.now()).put("stale", w.staleNow.get()).put("recoveries",
+      w.out.line(JsonLog.entry("stats", Instant.now()).put("stale", w.staleNow.get()).put("recoveries",
           w.recoveries.get()).put("resyncs", resyncs).put("reconnects", registry.reconnects()));
     }
   }
@@ -124,6 +122,7 @@ public final class ScaleWatchers {
 
       @Override
       public void onRecovered(EndpointSet set, Duration staleFor) {
+        ObjectNode all = null; // built under the lock, printed after it
         synchronized (stale) {
           if (!stale[index]) {
             return;
@@ -132,17 +131,19 @@ public final class ScaleWatchers {
           recoveredAt[index] = epochMicros();
           recoveries.incrementAndGet();
           if (staleNow.decrementAndGet() == 0) {
-            var line = JsonLog.entry("recovered_all", Instant.now()).put("ts_us", epochMicros())
+            all = JsonLog.entry("recovered_all", Instant.now()).put("ts_us", epochMicros())
                 .put("caches_stale", staleThisEpisode.getAndSet(0));
-            var each = line.putArray("recovered_us");
+            var each = all.putArray("recovered_us");
             for (int i = 0; i < caches; i++) {
               if (inEpisode[i]) {
                 each.add(recoveredAt[i]);
                 inEpisode[i] = false;
               }
             }
-            line(line);
           }
+        }
+        if (all != null) {
+          out.line(all);
         }
       }
     };
@@ -150,9 +151,5 @@ public final class ScaleWatchers {
 
   static long epochMicros() {
     return WatcherLines.epochMicros();
-  }
-
-  private void line(com.fasterxml.jackson.databind.node.ObjectNode node) {
-    out.line(node);
   }
 }

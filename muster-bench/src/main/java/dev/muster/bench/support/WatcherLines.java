@@ -3,6 +3,7 @@ package dev.muster.bench.support;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.muster.testing.JsonLog;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.time.Instant;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -41,6 +42,16 @@ public final class WatcherLines {
       line(JsonLog.entry("seen", Instant.now()).put("id", id).put("first_us", a.first.get())
           .put("last_us", a.last.get()));
     }
+  }
+
+  /**
+   * Prints the {@code ready} line: every one of {@code caches} caches had its first set {@code readyNanos} after
+   * the first was built, with used heap after GC before and after building them and the JVM's thread count.
+   */
+  public void ready(int caches, long readyNanos, long heapBefore, long heapAfter) {
+    line(JsonLog.entry("ready", Instant.now()).put("caches", caches).put("ready_ms", readyNanos / 1_000_000)
+        .put("heap_before", heapBefore).put("heap_after", heapAfter)
+        .put("threads", ManagementFactory.getThreadMXBean().getThreadCount()));
   }
 
   /** Prints one line, whole, and flushes it. */
