@@ -95,8 +95,18 @@ public final class CacheDriver {
     FROM_NOW_NEGATIVE_CONTROL
   }
 
-  /** A consistent read of the whole prefix. */
-  public record Range(long revision, long clusterId, List<CacheRecord> records) {}
+  /** A consistent read of the whole prefix, its pages handed to a {@link Pages} as they came: how many records. */
+  public record Range(long revision, long clusterId, int records) {}
+
+  /** Takes a range's pages in key order, on the driver's thread. */
+  @FunctionalInterface
+  public interface Pages {
+    /**
+     * One page read at {@code revision} (every page of one range at the same revision). May throw
+     * {@link InvalidEventException}: the range is then abandoned and the exception passed on.
+     */
+    void page(long revision, List<CacheRecord> records);
+  }
 
   /** The part of a response header the driver checks. */
   public record Header(long clusterId, long revision) {}
@@ -116,8 +126,12 @@ public final class CacheDriver {
 
   /** The registry operations, implemented by an adapter (etcd) or a test script. Called on the driver's thread. */
   public interface Io {
-    /** Reads every key under the prefix at one revision; throws {@link CacheIoException} when it cannot. */
-    Range range();
+    /**
+     * Reads every key under the prefix at one revision, handing each page to {@code pages} as it arrives, with the
+     * next page already requested (so a page is decoded while the next is fetched). Throws
+     * {@link CacheIoException} when it cannot read; whatever {@code pages} throws is passed on.
+     */
+    Range range(Pages pages);
 
     /** Opens watch stream {@code stream} from {@code fromRevision} (0: from now); responses come back through the
      *  driver's {@code on*} methods with the same stream number. */
@@ -398,8 +412,12 @@ public final class CacheDriver {
   private void sync(String reason) {
     state = State.SYNCING;
     Range range;
+    RevisionApplier.Snapshot snapshot = applier.snapshot();
     try {
-      range = io.range();
+      range = io.range(snapshot::add);
+    } catch (InvalidEventException e) {
+      broken("range returned an untrusted record: " + e.getMessage()); // the applier is untouched; retry later
+      return;
     } catch (CacheIoException e) {
       if (e.refusal().isPresent()) {
         fail(e.refusal().get());
@@ -423,17 +441,11 @@ public final class CacheDriver {
     }
     boolean first = !everPublished;
     EndpointDelta.Kind kind = first ? EndpointDelta.Kind.SNAPSHOT : EndpointDelta.Kind.RESYNC;
-    EndpointSet set;
-    try {
-      set = applier.replace(range.revision(), range.records(), kind).set();
-    } catch (InvalidEventException e) {
-      broken("range returned an untrusted record: " + e.getMessage()); // the applier is untouched; retry later
-      return;
-    }
+    EndpointSet set = snapshot.install(range.revision(), kind).set();
     clusterId = range.clusterId();
     if (!first) {
       resyncs++;
-      log.info("resync of {} ({}): {} keys at revision {}", config.service(), reason, range.records().size(),
+      log.info("resync of {} ({}): {} keys at revision {}", config.service(), reason, range.records(),
           range.revision());
     }
     offer(set, EndpointDelta.between(kind, published, set));

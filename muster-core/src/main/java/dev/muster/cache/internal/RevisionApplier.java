@@ -118,20 +118,75 @@ public final class RevisionApplier {
 
   /** Replaces the whole set with a snapshot taken at {@code revision}: never merges with the current set. */
   public Publication replace(long revision, List<CacheRecord> snapshot, EndpointDelta.Kind kind) {
-    List<Instance> instances = new ArrayList<>(snapshot.size());
-    Map<String, CacheRecord> stillVerified = new HashMap<>(); // installed with the set, never half-built
-    for (CacheRecord r : snapshot) {
-      requireUnderPrefix(r);
-      InstanceKey key = parse(r, revision);
-      Instance instance = key == null ? null : decode(key, r, revision, stillVerified);
-      if (instance != null) {
-        instances.add(instance);
+    Snapshot next = snapshot();
+    next.add(revision, snapshot);
+    return next.install(revision, kind);
+  }
+
+  /**
+   * A snapshot to be read page by page (a paged range, each page decoded while the next is fetched) and then
+   * installed whole, as {@link #replace} does. Nothing of the applier changes until {@link Snapshot#install}; a
+   * snapshot abandoned half-way (the range failed, or a page held an untrusted record) leaves no trace.
+   */
+  public Snapshot snapshot() {
+    return new Snapshot();
+  }
+
+  /** A snapshot being read; see {@link #snapshot()}. Driven by the applier's thread, like the applier. */
+  public final class Snapshot {
+    private final List<Instance> instances = new ArrayList<>();
+    private final Map<String, CacheRecord> stillVerified = new HashMap<>(); // installed with the set, never half-built
+    private long revision;
+    private int records;
+    private boolean installed;
+
+    private Snapshot() {}
+
+    /**
+     * Decodes one page read at {@code revision} (every page of a snapshot at the same one). Throws
+     * {@link InvalidEventException} for a record outside the prefix: the snapshot cannot be trusted and must be
+     * dropped.
+     */
+    public void add(long revision, List<CacheRecord> page) {
+      requireOpen();
+      if (this.revision != 0 && revision != this.revision) {
+        throw new IllegalStateException("a page at revision " + revision + " in a snapshot at " + this.revision);
+      }
+      this.revision = revision;
+      for (CacheRecord r : page) {
+        requireUnderPrefix(r);
+        InstanceKey key = parse(r, revision);
+        Instance instance = key == null ? null : decode(key, r, revision, stillVerified);
+        if (instance != null) {
+          instances.add(instance);
+        }
+      }
+      records += page.size();
+    }
+
+    /** Records read so far, decoded or not. */
+    public int records() {
+      return records;
+    }
+
+    /** Installs the snapshot as the set at {@code revision}, replacing the current one; once. */
+    public Publication install(long revision, EndpointDelta.Kind kind) {
+      requireOpen();
+      if (this.revision != 0 && revision != this.revision) {
+        throw new IllegalStateException("a snapshot read at revision " + this.revision + " installed at " + revision);
+      }
+      installed = true;
+      EndpointSet before = current;
+      current = EndpointSet.of(revision, instances);
+      verified = stillVerified;
+      return new Publication(current, EndpointDelta.between(kind, before, current));
+    }
+
+    private void requireOpen() {
+      if (installed) {
+        throw new IllegalStateException("this snapshot was installed already; take a new one");
       }
     }
-    EndpointSet before = current;
-    current = EndpointSet.of(revision, instances);
-    verified = stillVerified;
-    return new Publication(current, EndpointDelta.between(kind, before, current));
   }
 
   /**

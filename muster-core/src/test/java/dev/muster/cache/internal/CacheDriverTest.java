@@ -421,6 +421,18 @@ class CacheDriverTest {
   @Nested
   class Resyncing {
     @Test
+    void aRangeWhoseLaterPageHoldsARecordOutsideThePrefixIsDroppedWholeAndRangedAgainAfterTheBackoff() {
+      h.io.willRange(20, put("c", 15), put(Instance.of("billing", "10.0.0.9", 9000).id("e"), 16));
+      h.io.willRange(21, put("c", 15));
+
+      h.driver.start();
+      assertThat(h.journal).as("the first page was not published").containsExactly("range", "stale");
+
+      h.timer.advance(h.twin.ceiling(0));
+      assertThat(h.journal).containsExactly("range", "stale", "range", "publish SNAPSHOT at 21 [c]", "watch 1 from 21");
+    }
+
+    @Test
     void aWatchCancelledByEtcdForAnotherReasonIsStaleUntilAFullRangeReplacesTheSetAfterTheBackoff() {
       startWatchingAt10();
       h.io.willRange(20, put("a", 5), put("d", 15));

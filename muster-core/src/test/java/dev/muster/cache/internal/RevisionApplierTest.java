@@ -40,6 +40,65 @@ class RevisionApplierTest {
     view.apply(24, List.of(delete("b", 24), put("d", 24)));
   }
 
+  /** A snapshot read page by page (a paged range, each page decoded while the next is fetched). */
+  @Nested
+  class SnapshotInPages {
+    @Test
+    void pagesInstalledTogetherGiveTheSameSetAsOneReplace() {
+      RevisionApplier whole = new RevisionApplier(LAYOUT, PREFIX);
+      whole.replace(20, List.of(put("a", 5), put("b", 7), put("c", 9)), EndpointDelta.Kind.SNAPSHOT);
+
+      RevisionApplier.Snapshot next = view.snapshot();
+      next.add(20, List.of(put("a", 5), put("b", 7)));
+      next.add(20, List.of(put("c", 9)));
+      RevisionApplier.Publication p = next.install(20, EndpointDelta.Kind.SNAPSHOT);
+
+      assertThat(p.set().asMap()).isEqualTo(whole.current().asMap());
+      assertThat(p.delta().added()).hasSize(3);
+      assertThat(next.records()).isEqualTo(3);
+      assertThat(view.revision()).isEqualTo(20);
+    }
+
+    @Test
+    void nothingChangesUntilTheSnapshotIsInstalled() {
+      seedHistoryUpTo24();
+      EndpointSet before = view.current();
+
+      RevisionApplier.Snapshot next = view.snapshot();
+      next.add(30, List.of(put("x", 29)));
+
+      assertThat(view.current()).isSameAs(before);
+      next.install(30, EndpointDelta.Kind.RESYNC);
+      assertThat(ids(view.current())).containsExactly("x");
+    }
+
+    @Test
+    void aPageWithAKeyOutsideThePrefixAbandonsTheSnapshotAndLeavesTheSetUntouched() {
+      seedHistoryUpTo24();
+      EndpointSet before = view.current();
+      RevisionApplier.Snapshot next = view.snapshot();
+      next.add(30, List.of(put("x", 29)));
+
+      assertThatThrownBy(() -> next.add(30, List.of(put(Instance.of("billing", "10.0.0.9", 9000).id("e"), 29))))
+          .isInstanceOf(InvalidEventException.class);
+      assertThat(view.current()).isSameAs(before);
+    }
+
+    @Test
+    void pagesOfDifferentRevisionsOrASecondInstallAreRefused() {
+      RevisionApplier.Snapshot next = view.snapshot();
+      next.add(30, List.of(put("x", 29)));
+
+      assertThatThrownBy(() -> next.add(31, List.of(put("y", 31)))).isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("31");
+      assertThatThrownBy(() -> next.install(31, EndpointDelta.Kind.SNAPSHOT))
+          .isInstanceOf(IllegalStateException.class);
+      next.install(30, EndpointDelta.Kind.SNAPSHOT);
+      assertThatThrownBy(() -> next.install(30, EndpointDelta.Kind.SNAPSHOT))
+          .isInstanceOf(IllegalStateException.class).hasMessageContaining("installed already");
+    }
+  }
+
   @Nested
   class TheSeedExample {
     @Test

@@ -6,18 +6,18 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 /**
- * A {@link CacheDriver.Io} that plays a script: each {@link #range()} takes the next scripted result (a range or a
- * failure), each {@link #probe()} the next scripted answer (false when none is left). Every call is written to the
+ * A {@link CacheDriver.Io} that plays a script: each {@link #range} takes the next scripted result (a range, handed
+ * over a record per page, or a failure), each {@link #probe()} the next scripted answer (false when none is left). Every call is written to the
  * shared journal, e.g. {@code "range"}, {@code "watch 2 from 11"}, {@code "cancel 1"}.
  */
 final class ScriptedIo implements CacheDriver.Io {
   static final long CLUSTER = 0xC1C1;
 
   private final List<String> journal;
-  private final Deque<Supplier<Range>> ranges = new ArrayDeque<>();
+  private final Deque<Function<CacheDriver.Pages, Range>> ranges = new ArrayDeque<>();
   private final Deque<Boolean> probes = new ArrayDeque<>();
   private long lastStream;
   private long lastFrom = -1;
@@ -35,14 +35,19 @@ final class ScriptedIo implements CacheDriver.Io {
   }
 
   ScriptedIo willRange(long clusterId, long revision, CacheRecord... records) {
-    Range range = new Range(revision, clusterId, List.of(records));
-    ranges.add(() -> range);
+    ranges.add(pages -> {
+      pages.page(revision, List.of()); // as etcd's first page of an empty prefix: nothing, but a revision
+      for (CacheRecord r : records) {
+        pages.page(revision, List.of(r));
+      }
+      return new Range(revision, clusterId, records.length);
+    });
     return this;
   }
 
   /** The next range fails because etcd cannot be reached (the connection is in doubt). */
   ScriptedIo willFailRange(String why) {
-    ranges.add(() -> {
+    ranges.add(pages -> {
       throw new CacheIoException(why, null, true);
     });
     return this;
@@ -50,7 +55,7 @@ final class ScriptedIo implements CacheDriver.Io {
 
   /** The next range is refused by etcd (e.g. permission denied): the connection is fine. */
   ScriptedIo willRefuseRange(String why) {
-    ranges.add(() -> {
+    ranges.add(pages -> {
       throw new CacheIoException(why, null, false);
     });
     return this;
@@ -58,7 +63,7 @@ final class ScriptedIo implements CacheDriver.Io {
 
   /** The next range is refused for good (permission denied, authentication failed): the cache must stop. */
   ScriptedIo willDenyRange(dev.muster.MusterException why) {
-    ranges.add(() -> {
+    ranges.add(pages -> {
       throw new CacheIoException(why);
     });
     return this;
@@ -72,14 +77,14 @@ final class ScriptedIo implements CacheDriver.Io {
   }
 
   @Override
-  public Range range() {
+  public Range range(CacheDriver.Pages pages) {
     journal.add("range");
     rangeCalls++;
-    Supplier<Range> next = ranges.poll();
+    Function<CacheDriver.Pages, Range> next = ranges.poll();
     if (next == null) {
       throw new AssertionError("range() called but none is scripted");
     }
-    return next.get();
+    return next.apply(pages);
   }
 
   @Override

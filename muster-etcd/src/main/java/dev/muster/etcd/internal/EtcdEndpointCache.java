@@ -31,6 +31,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,7 +52,8 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>range: paged ({@code pageSize} keys, sorted by key), every page after the first pinned to the first page's
- *       revision, so the snapshot is one consistent applier;
+ *       revision, so the snapshot is one consistent applier; page N + 1 is requested before page N is decoded, so
+ *       decoding overlaps the next round trip (issue 19 §3);
  *   <li>watch: from the revision the driver asks for, with {@code requireLeader} (a member that lost quorum
  *       cancels the stream instead of going silent), progress and created notifications. Every jetcd watcher is
  *       closed by us on the first error, and tagged with the driver's stream number, so jetcd's own fixed 500 ms
@@ -65,9 +67,9 @@ import org.slf4j.LoggerFactory;
  * Two sequential executors over the process's {@link DeliveryPool} (issue 19 §2), not threads of its own:
  * <ul>
  *   <li>the <b>loop</b> runs the driver and every jetcd call: each driver input, each timer (handed over by the
- *       pool's timer thread) and each jetcd callback (which only hops onto it), one at a time, in order. A range is
- *       its only blocking call (at most the request timeout per page) and runs as a managed blocker, so it never
- *       holds up another cache;
+ *       pool's timer thread) and each jetcd callback (which only hops onto it), one at a time, in order. A range's
+ *       waits for its pages are its only blocking calls (at most the request timeout per page); each runs as a
+ *       managed blocker, so it never holds up another cache;
  *   <li>the <b>notifier</b> runs the listeners through a {@link CacheNotifier}, one call at a time, in order, so a
  *       slow listener never delays the cache (the notifier coalesces publications it falls behind on). With a
  *       {@link CacheConfig#listenerExecutor()} it is a sequential executor over that one instead, so listeners that
@@ -323,54 +325,75 @@ public final class EtcdEndpointCache implements EndpointCache {
     /** The client of the last range or watch: the one to replace if the driver finds the connection dead. */
     private Client used;
 
-    /** Blocks the loop for at most the request timeout per page, as a managed blocker (see the class comment). */
+    /**
+     * Pages of {@link CacheConfig#pageSize()} keys, every one after the first pinned to the first page's revision.
+     * Page N + 1 is requested as soon as page N arrives, before {@code pages} decodes N, so decoding overlaps the
+     * next round trip. Only the waits for a page block the loop, each for at most the request timeout, as a managed
+     * blocker (see the class comment); decoding runs as ordinary work of the loop.
+     */
     @Override
-    public CacheDriver.Range range() {
-      return DeliveryPool.blocking(this::rangeNow);
-    }
-
-    private CacheDriver.Range rangeNow() {
+    public CacheDriver.Range range(CacheDriver.Pages pages) {
       Client client = connection.client();
       used = client;
-      ByteSequence start = bytes(prefix);
       ByteSequence end = prefixEnd(prefix);
-      List<CacheRecord> records = new ArrayList<>();
       long revision = 0;
       long clusterId = 0;
-      ByteSequence from = start;
-      while (true) {
-        GetOption.Builder option = GetOption.builder().withRange(end).withLimit(config.pageSize())
-            .withSortField(GetOption.SortTarget.KEY).withSortOrder(GetOption.SortOrder.ASCEND);
-        if (revision != 0) {
-          option.withRevision(revision); // every later page pinned to the first page's revision
-        }
-        GetResponse page;
-        try {
-          page = EtcdOps.await("range " + prefix, client.getKVClient().get(from, option.build()),
-              config.requestTimeout());
-        } catch (EtcdOps.EtcdCallException e) {
-          if (e.kind() == EtcdErrors.Kind.DENIED || e.kind() == EtcdErrors.Kind.UNAUTHENTICATED) {
-            throw new CacheIoException(EtcdErrors.accessDenied(connection.config(), e.kind(), "watch " + prefix,
-                "read on " + prefix, e.getCause()));
+      int records = 0;
+      CompletableFuture<GetResponse> next = requestPage(client, bytes(prefix), end, 0);
+      try {
+        while (next != null) {
+          CompletableFuture<GetResponse> asked = next;
+          GetResponse page = DeliveryPool.blocking(() -> awaitPage(asked));
+          next = null;
+          if (revision == 0) {
+            revision = page.getHeader().getRevision();
+            clusterId = page.getHeader().getClusterId();
           }
-          throw new CacheIoException(e.getMessage(), e, e.kind() == EtcdErrors.Kind.UNAVAILABLE);
+          List<KeyValue> kvs = page.getKvs();
+          if (page.isMore() && !kvs.isEmpty()) {
+            byte[] lastKey = kvs.get(kvs.size() - 1).getKey().getBytes();
+            byte[] after = Arrays.copyOf(lastKey, lastKey.length + 1); // the smallest key after it
+            next = requestPage(client, ByteSequence.from(after), end, revision);
+          }
+          List<CacheRecord> decoded = new ArrayList<>(kvs.size());
+          for (KeyValue kv : kvs) {
+            decoded.add(CacheRecord.put(kv.getKey().toString(StandardCharsets.UTF_8), kv.getValue().getBytes(),
+                kv.getModRevision(), kv.getLease()));
+          }
+          pages.page(revision, decoded);
+          records += decoded.size();
         }
-        if (revision == 0) {
-          revision = page.getHeader().getRevision();
-          clusterId = page.getHeader().getClusterId();
+      } finally {
+        if (next != null) {
+          next.cancel(true); // abandoned (a page did not decode into trust, or the loop failed): not awaited
         }
-        KeyValue last = null;
-        for (KeyValue kv : page.getKvs()) {
-          records.add(CacheRecord.put(kv.getKey().toString(StandardCharsets.UTF_8), kv.getValue().getBytes(),
-              kv.getModRevision(), kv.getLease()));
-          last = kv;
+      }
+      return new CacheDriver.Range(revision, clusterId, records);
+    }
+
+    private CompletableFuture<GetResponse> requestPage(Client client, ByteSequence from, ByteSequence end,
+        long revision) {
+      GetOption.Builder option = GetOption.builder().withRange(end).withLimit(config.pageSize())
+          .withSortField(GetOption.SortTarget.KEY).withSortOrder(GetOption.SortOrder.ASCEND);
+      if (revision != 0) {
+        option.withRevision(revision); // every later page pinned to the first page's revision
+      }
+      try {
+        return client.getKVClient().get(from, option.build());
+      } catch (RuntimeException e) { // e.g. the client was closed meanwhile: answered like a failed page
+        return CompletableFuture.failedFuture(e);
+      }
+    }
+
+    private GetResponse awaitPage(CompletableFuture<GetResponse> page) {
+      try {
+        return EtcdOps.await("range " + prefix, page, config.requestTimeout());
+      } catch (EtcdOps.EtcdCallException e) {
+        if (e.kind() == EtcdErrors.Kind.DENIED || e.kind() == EtcdErrors.Kind.UNAUTHENTICATED) {
+          throw new CacheIoException(EtcdErrors.accessDenied(connection.config(), e.kind(), "watch " + prefix,
+              "read on " + prefix, e.getCause()));
         }
-        if (!page.isMore() || last == null) {
-          return new CacheDriver.Range(revision, clusterId, records);
-        }
-        byte[] lastKey = last.getKey().getBytes();
-        byte[] next = java.util.Arrays.copyOf(lastKey, lastKey.length + 1); // the smallest key after it
-        from = ByteSequence.from(next);
+        throw new CacheIoException(e.getMessage(), e, e.kind() == EtcdErrors.Kind.UNAVAILABLE);
       }
     }
 
