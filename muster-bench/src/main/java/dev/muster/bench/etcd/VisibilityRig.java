@@ -25,12 +25,13 @@ import java.util.List;
  * {@link System#nanoTime()} apart. A sample registers one instance, waits until the last consumer's cache has it,
  * closes the registration and waits until the last cache has dropped it.
  *
- * <p>{@link #measureInTurns} drives one rig (the end-to-end rows) or several on different clusters (plain and TLS)
- * in alternating order, so drift in the machine's load falls on every rig alike.
+ * <p>{@link #measureInTurns} drives several rigs in alternating order, so drift in the machine's load falls on
+ * every rig alike: Muster next to the raw-jetcd {@link FloorRig} (the end-to-end rows), or Muster on a plain and
+ * on a TLS cluster.
  *
  * <p>Not thread-safe: one measuring thread; the caches' listeners mark arrivals from their notify threads.
  */
-final class VisibilityRig implements AutoCloseable {
+final class VisibilityRig implements Rig {
   /** Rounds run before the recorded ones (connection and JIT warm-up). */
   static final int WARMUP = 3;
   /** How long a change may take to reach every consumer before the step fails. */
@@ -96,7 +97,7 @@ final class VisibilityRig implements AutoCloseable {
    * Runs {@link #WARMUP} + {@code samples} rounds; in each, every rig measures one sample, starting with a
    * different rig each round. Rig {@code i}'s recorded samples go to {@code into.get(i)}.
    */
-  static void measureInTurns(List<VisibilityRig> rigs, List<SideResult> into, int samples) {
+  static void measureInTurns(List<? extends Rig> rigs, List<SideResult> into, int samples) {
     if (rigs.size() != into.size()) {
       throw new IllegalArgumentException(rigs.size() + " rigs but " + into.size() + " results to fill");
     }
@@ -105,15 +106,21 @@ final class VisibilityRig implements AutoCloseable {
         int i = (round + turn) % rigs.size();
         Sample sample = rigs.get(i).measure(round);
         if (round >= WARMUP) {
-          sample.addTo(into.get(i), rigs.get(i).consumers);
+          sample.addTo(into.get(i), rigs.get(i).consumers());
         }
         Wait.sleep(PAUSE);
       }
     }
   }
 
+  @Override
+  public int consumers() {
+    return consumers;
+  }
+
   /** Registers and closes instance {@code i{index}}, timing both until the last cache saw the change. */
-  Sample measure(int index) {
+  @Override
+  public Sample measure(int index) {
     String id = "i" + index;
     Instance instance = Instance.of(service, "127.0.0.1", 10_000 + index).id(id);
     long t0 = System.nanoTime();
