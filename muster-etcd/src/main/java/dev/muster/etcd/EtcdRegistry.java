@@ -11,6 +11,7 @@ import dev.muster.etcd.internal.EtcdEndpointCache;
 import dev.muster.etcd.internal.EtcdListings;
 import dev.muster.etcd.internal.EtcdRegistrar;
 import dev.muster.etcd.internal.LeasePool;
+import dev.muster.etcd.internal.LoopsAhead;
 import dev.muster.etcd.internal.NegativeControls;
 import dev.muster.registry.Instance;
 import dev.muster.registry.RegistrarConfig;
@@ -76,6 +77,7 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
 
   private final EtcdConnection connection;
   private final LeasePool leasesAhead;
+  private final LoopsAhead loopsAhead = new LoopsAhead();
   private final Clock clock;
   private final List<EtcdRegistrar> registrations = new CopyOnWriteArrayList<>();
   private final List<EndpointCache> caches = new CopyOnWriteArrayList<>();
@@ -125,8 +127,9 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
       RegistrationListener listener) {
     Objects.requireNonNull(config, "config");
     // The production ticker: the registrar's timers and deadlines run on the monotonic clock.
-    EtcdRegistrar r = EtcdRegistrar.register(connection, leasesAhead, connection.config().layout(), instance, config,
-        controls, listener == null ? RegistrationListener.NONE : listener, clock, System::nanoTime, new SecureRandom());
+    EtcdRegistrar r = EtcdRegistrar.register(connection, leasesAhead, loopsAhead, connection.config().layout(),
+        instance, config, controls, listener == null ? RegistrationListener.NONE : listener, clock, System::nanoTime,
+        new SecureRandom());
     registrations.add(r);
     r.whenClosed().thenRun(() -> registrations.remove(r)); // a registration closed by its user leaves the list
     return r;
@@ -241,6 +244,7 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
       }
     }
     leasesAhead.close();
+    loopsAhead.close();
     connection.close();
     if (!leftBehind.isEmpty()) {
       RegistryUnavailableException failure = new RegistryUnavailableException("closed, but could not revoke "

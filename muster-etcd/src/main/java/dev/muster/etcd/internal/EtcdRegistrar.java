@@ -22,7 +22,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -47,7 +46,8 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Threading</h2>
  * Every driver input and every etcd call runs on this registration's own single thread ({@code
- * muster-registrar-ID}), which blocks for at most the request timeout per call. Public methods only submit tasks
+ * muster-registrar-ID}), which blocks for at most the request timeout per call. The thread was started ahead, by
+ * the registration before (see {@link LoopsAhead}); this one starts the next. Public methods only submit tasks
  * to it; {@link #register} waits for the first registration's outcome (a future; nothing sleeps on the caller's
  * thread). {@link #instance()}, {@link #leaseId()} and {@link #state()} read the driver's volatile fields.
  * Listeners are called on the loop thread, never under a lock.
@@ -64,7 +64,8 @@ public final class EtcdRegistrar implements Registration {
   private final RegistrarDriver driver;
   private final Thread shutdownHook;
 
-  private EtcdRegistrar(EtcdConnection connection, LeasePool leasesAhead, RegistryLayout layout, Instance instance,
+  private EtcdRegistrar(EtcdConnection connection, LeasePool leasesAhead, LoopsAhead loopsAhead, RegistryLayout layout,
+      Instance instance,
       RegistrarConfig config, RegistrarControls controls, RegistrationListener listener, Clock clock,
       LongSupplier nanoTime, RandomGenerator random) {
     this.connection = connection;
@@ -72,11 +73,7 @@ public final class EtcdRegistrar implements Registration {
     this.key = layout.instanceKey(instance);
     this.servicePrefix = layout.servicePrefix(instance.namespace(), instance.service());
     this.config = config;
-    this.loop = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "muster-registrar-" + instance.id());
-      t.setDaemon(true);
-      return t;
-    });
+    this.loop = loopsAhead.take("muster-registrar-" + instance.id());
     this.driver = new RegistrarDriver(key, connection.config().endpoints().toString(), instance, config, controls,
         new JetcdIo(), this::schedule, clock, nanoTime, random, listener);
     this.shutdownHook = config.shutdownHook() ? new Thread(this::closeFromHook, "muster-registrar-stop-"
@@ -91,16 +88,21 @@ public final class EtcdRegistrar implements Registration {
    * Registers {@code instance} and starts its keepalive loop. Blocks the caller until the key is written, the id
    * is found taken, or etcd stayed unreachable for {@code startTimeout}.
    */
-  public static EtcdRegistrar register(EtcdConnection connection, LeasePool leasesAhead, RegistryLayout layout,
-      Instance instance, RegistrarConfig config, RegistrarControls controls, RegistrationListener listener,
+  public static EtcdRegistrar register(EtcdConnection connection, LeasePool leasesAhead, LoopsAhead loopsAhead,
+      RegistryLayout layout, Instance instance, RegistrarConfig config, RegistrarControls controls, RegistrationListener listener,
       Clock clock, LongSupplier nanoTime, RandomGenerator random) {
     Objects.requireNonNull(instance, "instance");
-    EtcdRegistrar r = new EtcdRegistrar(connection, leasesAhead, layout, instance, config, controls, listener, clock,
-        nanoTime, random);
+    EtcdRegistrar r = new EtcdRegistrar(connection, leasesAhead, loopsAhead, layout, instance, config, controls,
+        listener, clock, nanoTime, random);
     if (r.shutdownHook != null) {
       Runtime.getRuntime().addShutdownHook(r.shutdownHook); // before the first grant; see the class comment
     }
     r.loop.execute(r.driver::start);
+    try {
+      r.loop.execute(loopsAhead::refill); // after the start's attempt, as the lease's refill: off the caller's path
+    } catch (RejectedExecutionException e) {
+      // the start already failed and shut the loop down: the next registration starts its own thread
+    }
     try {
       r.driver.started().get();
     } catch (ExecutionException e) {
