@@ -65,19 +65,18 @@ public final class EtcdRegistrar implements Registration {
   private final Thread shutdownHook;
 
   private EtcdRegistrar(EtcdConnection connection, LeasePool leasesAhead, LoopsAhead loopsAhead, RegistryLayout layout,
-      Instance instance,
-      RegistrarConfig config, RegistrarControls controls, RegistrationListener listener, Clock clock,
-      LongSupplier nanoTime, RandomGenerator random) {
+      Instance instance, RegistrarConfig config, RegistrarControls controls, RegistrationListener listener,
+      Clock clock, LongSupplier nanoTime, RandomGenerator random) {
     this.connection = connection;
     this.leasesAhead = leasesAhead;
     this.key = layout.instanceKey(instance);
     this.servicePrefix = layout.servicePrefix(instance.namespace(), instance.service());
     this.config = config;
-    this.loop = loopsAhead.take("muster-registrar-" + instance.id());
     this.driver = new RegistrarDriver(key, connection.config().endpoints().toString(), instance, config, controls,
         new JetcdIo(), this::schedule, clock, nanoTime, random, listener);
     this.shutdownHook = config.shutdownHook() ? new Thread(this::closeFromHook, "muster-registrar-stop-"
         + instance.id()) : null;
+    this.loop = loopsAhead.take("muster-registrar-" + instance.id()); // last: nothing above may leave it running
     driver.closed().whenComplete((v, e) -> {
       loop.shutdown();
       removeShutdownHook();
@@ -89,13 +88,18 @@ public final class EtcdRegistrar implements Registration {
    * is found taken, or etcd stayed unreachable for {@code startTimeout}.
    */
   public static EtcdRegistrar register(EtcdConnection connection, LeasePool leasesAhead, LoopsAhead loopsAhead,
-      RegistryLayout layout, Instance instance, RegistrarConfig config, RegistrarControls controls, RegistrationListener listener,
-      Clock clock, LongSupplier nanoTime, RandomGenerator random) {
+      RegistryLayout layout, Instance instance, RegistrarConfig config, RegistrarControls controls,
+      RegistrationListener listener, Clock clock, LongSupplier nanoTime, RandomGenerator random) {
     Objects.requireNonNull(instance, "instance");
     EtcdRegistrar r = new EtcdRegistrar(connection, leasesAhead, loopsAhead, layout, instance, config, controls,
         listener, clock, nanoTime, random);
     if (r.shutdownHook != null) {
-      Runtime.getRuntime().addShutdownHook(r.shutdownHook); // before the first grant; see the class comment
+      try {
+        Runtime.getRuntime().addShutdownHook(r.shutdownHook); // before the first grant; see the class comment
+      } catch (RuntimeException e) { // the JVM is already shutting down: nothing was granted, stop the thread
+        r.loop.shutdownNow();
+        throw e;
+      }
     }
     r.loop.execute(r.driver::start);
     try {
