@@ -2,7 +2,6 @@ module dev.muster.core {
   requires transitive java.net.http;
   requires com.fasterxml.jackson.databind;
   requires org.slf4j;
-  requires org.pcollections;
   requires static micrometer.core; // optional: only when a MeterRegistry is given
 
   exports dev.muster;

@@ -7,7 +7,6 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 
 /**
  * What changed between two published sets: instances added, removed, and changed (same key, new value).
@@ -47,21 +46,21 @@ public record EndpointDelta(Kind kind, List<Instance> added, List<Instance> remo
     List<Instance> removed = new ArrayList<>();
     List<Instance> changed = new ArrayList<>();
     if (before.tree() != after.tree()) {
-      Iterator<Map.Entry<InstanceKey, Instance>> olds = before.tree().entrySet().iterator();
-      Iterator<Map.Entry<InstanceKey, Instance>> nows = after.tree().entrySet().iterator();
-      Map.Entry<InstanceKey, Instance> old = next(olds);
-      Map.Entry<InstanceKey, Instance> now = next(nows);
+      Iterator<Instance> olds = InstanceTree.iterator(before.tree());
+      Iterator<Instance> nows = InstanceTree.iterator(after.tree());
+      Instance old = next(olds);
+      Instance now = next(nows);
       while (old != null || now != null) {
-        int c = old == null ? 1 : now == null ? -1 : KeyPathOrder.INSTANCE.compare(old.getKey(), now.getKey());
+        int c = old == null ? 1 : now == null ? -1 : KeyPathOrder.compare(old, now);
         if (c < 0) {
-          removed.add(old.getValue());
+          removed.add(old);
           old = next(olds);
         } else if (c > 0) {
-          added.add(now.getValue());
+          added.add(now);
           now = next(nows);
         } else {
-          if (!old.getValue().equals(now.getValue())) {
-            changed.add(now.getValue());
+          if (!old.equals(now)) {
+            changed.add(now);
           }
           old = next(olds);
           now = next(nows);

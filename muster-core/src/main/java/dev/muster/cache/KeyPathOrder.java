@@ -1,11 +1,15 @@
 package dev.muster.cache;
 
+import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceKey;
 import java.util.Comparator;
 
 /**
  * Orders instance keys exactly as their {@link InstanceKey#path() path} strings compare
  * ({@code namespace/service/version/id}, {@link String#compareTo}), without building those strings. Stateless.
+ *
+ * <p>The static overloads order instances by the same path, from their own fields: the endpoint set's tree
+ * ({@link InstanceTree}) holds instances and no keys.
  *
  * <p>Why not {@code Comparator.comparing(InstanceKey::path)}: the endpoint set's tree calls the comparator about
  * log2(n) times per lookup, and {@code path()} concatenates a new string on every call — two strings per
@@ -31,15 +35,36 @@ final class KeyPathOrder implements Comparator<InstanceKey> {
     if (a == b) {
       return 0;
     }
-    int c = compareSegment(a.namespace(), b.namespace(), false);
+    return compare(a.namespace(), a.service(), a.version(), a.id(), b.namespace(), b.service(), b.version(),
+        b.id());
+  }
+
+  /** Orders two instances by their keys' paths, as {@link #compare(InstanceKey, InstanceKey)} orders the keys. */
+  static int compare(Instance a, Instance b) {
+    if (a == b) {
+      return 0;
+    }
+    return compare(a.namespace(), a.service(), a.version(), a.id(), b.namespace(), b.service(), b.version(),
+        b.id());
+  }
+
+  /** Orders a key against an instance's key, without building the instance's key. */
+  static int compare(InstanceKey a, Instance b) {
+    return compare(a.namespace(), a.service(), a.version(), a.id(), b.namespace(), b.service(), b.version(),
+        b.id());
+  }
+
+  private static int compare(String namespaceA, String serviceA, String versionA, String idA,
+      String namespaceB, String serviceB, String versionB, String idB) {
+    int c = compareSegment(namespaceA, namespaceB, false);
     if (c == 0) {
-      c = compareSegment(a.service(), b.service(), false);
+      c = compareSegment(serviceA, serviceB, false);
     }
     if (c == 0) {
-      c = compareSegment(a.version(), b.version(), false);
+      c = compareSegment(versionA, versionB, false);
     }
     if (c == 0) {
-      c = compareSegment(a.id(), b.id(), true);
+      c = compareSegment(idA, idB, true);
     }
     return c;
   }

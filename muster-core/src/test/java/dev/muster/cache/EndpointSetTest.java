@@ -52,6 +52,10 @@ class EndpointSetTest {
     assertThat(abc.contains(instanceKey("a"))).isTrue();
     assertThat(abc.contains(instanceKey("z"))).isFalse();
     assertThat(abc.contains(null)).isFalse();
+    assertThat(abc.asMap().get(instanceKey("c"))).isEqualTo(instance("c"));
+    assertThat(abc.asMap().get("c")).isNull();
+    assertThat(abc.asMap().containsKey(null)).isFalse();
+    assertThat(abc.asMap().containsKey(instanceKey("z"))).isFalse();
   }
 
   @Test
@@ -75,6 +79,7 @@ class EndpointSetTest {
     assertThatThrownBy(() -> map.keySet().remove(a)).isInstanceOf(UnsupportedOperationException.class);
     assertThatThrownBy(() -> map.values().clear()).isInstanceOf(UnsupportedOperationException.class);
     assertThatThrownBy(() -> map.entrySet().clear()).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> EndpointSet.EMPTY.asMap().clear()).isInstanceOf(UnsupportedOperationException.class);
     assertThatThrownBy(() -> {
       Iterator<InstanceKey> it = map.keySet().iterator();
       it.next();

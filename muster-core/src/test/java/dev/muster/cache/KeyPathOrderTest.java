@@ -2,6 +2,7 @@ package dev.muster.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceKey;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,6 +41,26 @@ class KeyPathOrderTest {
             .as("%s vs %s", a.path(), b.path())
             .isEqualTo(expected);
         assertThat(KeyPathOrder.INSTANCE.compare(a, b) == 0).isEqualTo(a.equals(b));
+      }
+    }
+  }
+
+  /** The tree compares instances, and keys against instances: the same order from the instances' own fields. */
+  @Test
+  void ordersInstancesAndKeysAgainstInstancesAsTheirPathsCompare() {
+    Random random = new Random(20261203L);
+    List<Instance> instances = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      InstanceKey k = key(random);
+      instances.add(Instance.of(k.service(), "10.0.0.7", 8080).id(k.id()).namespace(k.namespace())
+          .version(k.version()));
+    }
+    for (Instance a : instances) {
+      for (Instance b : instances) {
+        int expected = Integer.signum(a.key().path().compareTo(b.key().path()));
+        assertThat(Integer.signum(KeyPathOrder.compare(a, b))).as("%s vs %s", a.key(), b.key()).isEqualTo(expected);
+        assertThat(Integer.signum(KeyPathOrder.compare(a.key(), b))).as("%s vs %s", a.key(), b.key())
+            .isEqualTo(expected);
       }
     }
   }

@@ -137,7 +137,7 @@ public record Footprint(Map<String, Line> byClass) {
     return out;
   }
 
-  /** {@code dev.muster.registry.Instance} → {@code Instance}; others (JDK, pcollections) keep their package. */
+  /** {@code dev.muster.registry.Instance} → {@code Instance}; others (JDK and the rest) keep their package. */
   static String shortName(String type) {
     if (type.startsWith("dev.muster.")) {
       return type.substring(type.lastIndexOf('.') + 1);

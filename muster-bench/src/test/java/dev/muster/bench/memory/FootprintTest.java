@@ -70,7 +70,7 @@ class FootprintTest {
     assertThat(Footprint.shortName("[B")).isEqualTo("byte[]");
     assertThat(Footprint.shortName("[Ljava.lang.Object;")).isEqualTo("java.lang.Object[]");
     assertThat(Footprint.shortName("[Ldev.muster.balance.EndpointState;")).isEqualTo("EndpointState[]");
-    assertThat(Footprint.shortName("org.pcollections.KVTree")).isEqualTo("org.pcollections.KVTree");
+    assertThat(Footprint.shortName("java.util.HashMap$Node")).isEqualTo("java.util.HashMap$Node");
   }
 
   @Test

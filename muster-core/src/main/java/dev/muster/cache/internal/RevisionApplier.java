@@ -204,7 +204,7 @@ public final class RevisionApplier {
             + " inside revision " + revision + "'s batch");
       }
     }
-    Map<InstanceKey, Instance> before = current.asMap();
+    EndpointSet before = current;
     EndpointSet next = current; // each plus/minus makes a new set; `current` never changes
     // In order and each once. A revision of one event (the usual watch event) touches at most one key, so it needs
     // no set to tell repeats apart.
@@ -233,8 +233,8 @@ public final class RevisionApplier {
     List<Instance> removed = null;
     List<Instance> changed = null;
     for (InstanceKey k : touched) {
-      Instance old = before.get(k);
-      Instance now = next.asMap().get(k);
+      Instance old = before.get(k).orElse(null); // an Optional the JIT takes apart, where asMap() makes a view
+      Instance now = next.get(k).orElse(null);
       if (old == null && now != null) {
         added = append(added, now);
       } else if (old != null && now == null) {
