@@ -6,6 +6,7 @@ import dev.muster.cache.EndpointSet;
 import dev.muster.health.HealthEvent;
 import dev.muster.health.HealthListener;
 import dev.muster.health.Prober;
+import dev.muster.internal.SerialRelay;
 import dev.muster.outlier.OutlierDetector;
 import dev.muster.outlier.OutlierState;
 import dev.muster.registry.Instance;
@@ -17,7 +18,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -50,8 +50,8 @@ import org.slf4j.LoggerFactory;
  * compares every endpoint's availability with what the last rebuild saw (EndpointState.wasRoutable, under the
  * lock) and starts a ramp on a rising edge, unless the endpoint came with the balancer's first non-empty set. A
  * ramping picker is timed like an ejection: the first pick past its next step rebuilds. Events (panic on/off, slow
- * start done) are queued under the lock and handed to the HealthListener after it is released, by whichever thread
- * released it.
+ * start done) are queued under the lock and handed to the HealthListener after it is released, one at a time in the
+ * order they were queued (SerialRelay), by the thread that released it or by one delivering at that moment.
  */
 /**
  * Chooses an endpoint of one service for each attempt: round robin, weighted random or power of two choices, with
@@ -75,7 +75,7 @@ public final class Balancer implements EndpointListener, Prober.Sink {
   private final HealthListener events;
   private final AtomicLong roundRobin = new AtomicLong();
   private final ReentrantLock lock = new ReentrantLock();
-  private final ConcurrentLinkedQueue<HealthEvent> pendingEvents = new ConcurrentLinkedQueue<>();
+  private final SerialRelay<HealthEvent> pendingEvents; // queued under the lock, delivered in that order
 
   // Guarded by lock.
   private Map<InstanceKey, EndpointState> byKey = new HashMap<>();
@@ -108,6 +108,7 @@ public final class Balancer implements EndpointListener, Prober.Sink {
       HealthListener events) {
     this.service = Objects.requireNonNull(service, "service");
     this.events = HealthListener.guarded(events);
+    this.pendingEvents = new SerialRelay<>(this.events::onEvent);
     this.config = Objects.requireNonNull(config, "config");
     this.detector = Objects.requireNonNull(detector, "detector");
     this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
@@ -448,9 +449,6 @@ public final class Balancer implements EndpointListener, Prober.Sink {
 
   /** Hands queued events to the listener; called after every release of the lock, never under it. */
   private void fireEvents() {
-    HealthEvent e;
-    while ((e = pendingEvents.poll()) != null) {
-      events.onEvent(e);
-    }
+    pendingEvents.drain(); // one thread at a time, in the order they were queued (SerialRelay)
   }
 }

@@ -3,9 +3,11 @@ package dev.muster.health;
 import org.slf4j.LoggerFactory;
 
 /**
- * Receives {@link HealthEvent}s. Called on the thread that made the decision (a probe's completion, a caller's
- * thread whose pick rebuilt the balancer, the scheduler's thread for staleness), never under a lock of Muster's: it
- * must be fast and must not throw (a throw is logged and ignored).
+ * Receives {@link HealthEvent}s. Called never under a lock of Muster's, and one event at a time in the order the
+ * decisions were made (each prober's and each balancer's events in their own order): on the thread that made the
+ * decision (a probe's completion, a caller's thread whose pick rebuilt the balancer, the scheduler's thread for
+ * staleness), or on one that was delivering an earlier event at that moment. It must be fast and must not throw (a
+ * throw is logged and ignored).
  */
 @FunctionalInterface
 public interface HealthListener {

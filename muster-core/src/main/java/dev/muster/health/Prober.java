@@ -2,6 +2,7 @@ package dev.muster.health;
 
 import dev.muster.cache.EndpointDelta;
 import dev.muster.cache.EndpointSet;
+import dev.muster.internal.SerialRelay;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceKey;
 import java.time.Duration;
@@ -34,7 +35,9 @@ import java.util.random.RandomGenerator;
  * under the Target's monitor, which cancel() takes too: a result that comes after the endpoint left the set (or
  * after its address changed) is dropped, never reported. Lock order: Target, then the sink's (the balancer's)
  * lock; the sink never calls back. Events (the prober's, and through Sink.settled the balancer's) go to the
- * listener after the monitor is released.
+ * listener after the monitor is released, through a SerialRelay: queued under the monitor, delivered one at a time
+ * in that order (a thread descheduled between the two once let a later probe_up of an endpoint reach the listener
+ * before the probe_down it followed).
  */
 /**
  * Probes each endpoint of one service's set, in parallel with the lease, and tells a {@link Sink} (the balancer)
@@ -77,7 +80,7 @@ public final class Prober implements AutoCloseable {
   private final Timer scheduler;
   private final Supplier<? extends RandomGenerator> random;
   private final Sink sink;
-  private final HealthListener events;
+  private final SerialRelay<HealthEvent> events; // in the order the verdicts were reached
   private final Map<InstanceKey, Target> targets = new ConcurrentHashMap<>();
   private final AtomicLong passes = new AtomicLong();
   private final AtomicLong failures = new AtomicLong();
@@ -98,7 +101,7 @@ public final class Prober implements AutoCloseable {
     this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
     this.random = Objects.requireNonNull(random, "random");
     this.sink = Objects.requireNonNull(sink, "sink");
-    this.events = HealthListener.guarded(events);
+    this.events = new SerialRelay<>(HealthListener.guarded(events)::onEvent);
     this.onClose = onClose == null ? () -> { } : onClose;
   }
 
@@ -307,10 +310,13 @@ public final class Prober implements AutoCloseable {
                 + ": " + failuresInRow + " failed in a row, last " + r.detail(), Instant.now());
           }
         }
+        if (event != null) {
+          events.add(event); // under the monitor: an endpoint's verdicts are queued in the order they were reached
+        }
         schedule(nextDelay());
       }
       if (event != null) {
-        events.onEvent(event); // the cause first, then what it caused (panic on or off)
+        events.drain(); // the cause first, then what it caused (panic on or off)
         sink.settled();
       }
     }
