@@ -16,8 +16,9 @@ import java.time.Duration;
 import java.util.Arrays;
 
 /**
- * register() next to the raw jetcd requests it stands for, in turns on one etcd: a put with a lease, a put-if-absent
- * transaction with a lease (what register() sends), and register() + close(), then the p50 and p90 of each over
+ * register() and close() next to the raw jetcd requests they stand for, in turns on one etcd: a put with a lease, a
+ * put-if-absent transaction with a lease (what register() sends), register(), close() and a raw revoke (what close()
+ * sends), then the p50 and p90 of each over
  * ROUNDS rounds after 50 warm-up rounds. A source-file program, not part of the bench:
  *
  * <pre>
@@ -42,6 +43,8 @@ public class RegisterProbe {
     long[] put = new long[rounds];
     long[] txn = new long[rounds];
     long[] register = new long[rounds];
+    long[] revoke = new long[rounds];
+    long[] close = new long[rounds];
     String run = Long.toString(System.nanoTime(), 36);
     RegistrarConfig config = RegistrarConfig.builder().ttl(Duration.ofSeconds(3))
         .keepaliveInterval(Duration.ofSeconds(1)).drain(Duration.ZERO).shutdownHook(false).build();
@@ -69,14 +72,24 @@ public class RegisterProbe {
           txn[i] = txnNanos;
           register[i] = registerNanos;
         }
+        t = System.nanoTime();
         registration.close();
+        long closeNanos = System.nanoTime() - t;
+        t = System.nanoTime();
         raw.getLeaseClient().revoke(lease).get();
+        long revokeNanos = System.nanoTime() - t;
+        if (i >= 0) {
+          close[i] = closeNanos;
+          revoke[i] = revokeNanos;
+        }
         Thread.sleep(5);
       }
     }
     print("raw put", put);
     print("raw put-if-absent txn", txn);
     print("register()", register);
+    print("raw revoke", revoke);
+    print("close()", close);
   }
 
   private static void print(String what, long[] nanos) {
