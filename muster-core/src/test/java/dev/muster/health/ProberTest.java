@@ -636,6 +636,54 @@ class ProberTest {
   }
 
   @Nested
+  class Delivery {
+    /**
+     * A verdict reached while the listener is still taking the one before (on another thread) waits for it: the
+     * listener is called one event at a time, in the order of the verdicts. Before, the second thread delivered
+     * its own event at once, beside the first, so a thread descheduled between its verdict and its delivery could
+     * reach the listener after a later verdict (the lab saw probe_up printed before the probe_down it followed).
+     */
+    @Test
+    void aVerdictReachedWhileTheListenerTakesTheLastOneIsDeliveredAfterItOnTheSameThread() throws Exception {
+      java.util.concurrent.CountDownLatch downEntered = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.CountDownLatch releaseDown = new java.util.concurrent.CountDownLatch(1);
+      AtomicInteger inside = new AtomicInteger();
+      List<String> seen = java.util.Collections.synchronizedList(new ArrayList<>());
+      SplittableRandom random = new SplittableRandom(5);
+      prober = new Prober("orders", config(1, 1), probe, scheduler::schedule, () -> random,
+          (key, down) -> { }, event -> {
+            if (inside.incrementAndGet() != 1) {
+              seen.add("overlap at " + event.type());
+            }
+            seen.add(event.type() + " on " + Thread.currentThread().getName());
+            if (event.type() == HealthEvent.Type.PROBE_DOWN) {
+              downEntered.countDown();
+              try {
+                releaseDown.await(10, java.util.concurrent.TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
+            inside.decrementAndGet();
+          }, null);
+      probe.script("a", ScriptedProbe.Answer.HANG); // then PASS
+      publish(instance("a"));
+      runProbes("a", 1);
+
+      Thread answering = new Thread(() -> probe.hanging.get(0).complete(ProbeResult.fail("503")), "answering");
+      answering.start();
+      assertThat(downEntered.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      runProbes("a", 1); // passes on this thread while the listener still holds probe_down
+      List<String> whileHeld = List.copyOf(seen);
+      releaseDown.countDown();
+      answering.join(10_000);
+
+      assertThat(whileHeld).containsExactly("PROBE_DOWN on answering");
+      assertThat(seen).containsExactly("PROBE_DOWN on answering", "PROBE_UP on answering");
+    }
+  }
+
+  @Nested
   class WithABalancer {
     /** The classes of the monitors the current thread holds. */
     private List<String> monitorsHeld() {
