@@ -27,7 +27,7 @@ import java.util.NoSuchElementException;
  * <p>Stateless; the nodes are immutable, so a tree is safe to read from any thread once published.
  */
 final class InstanceTree {
-  private static final int DELTA = 3;
+  static final int DELTA = 3; // package-private for the invariant check in InstanceTreeTest
   private static final int RATIO = 2;
 
   /** A tree node: an instance and its two subtrees (null when empty), and its size. */
@@ -138,30 +138,6 @@ final class InstanceTree {
     return true;
   }
 
-  /**
-   * Whether every node holds the balance and order invariants and its size; for tests. Returns a description of
-   * the first violation, or null.
-   */
-  static String violation(Node tree) {
-    if (tree == null) {
-      return null;
-    }
-    int l = size(tree.left);
-    int r = size(tree.right);
-    if (tree.size != l + r + 1) {
-      return "node " + tree.instance.key() + " has size " + tree.size + ", its subtrees " + l + " + " + r;
-    }
-    if (l + r > 1 && (l > DELTA * r || r > DELTA * l)) {
-      return "node " + tree.instance.key() + " is out of balance: " + l + " left, " + r + " right";
-    }
-    if (tree.left != null && KeyPathOrder.compare(max(tree.left), tree.instance) >= 0
-        || tree.right != null && KeyPathOrder.compare(min(tree.right), tree.instance) <= 0) {
-      return "node " + tree.instance.key() + " is out of order";
-    }
-    String v = violation(tree.left);
-    return v != null ? v : violation(tree.right);
-  }
-
   private static Node build(List<Instance> sorted, int from, int to) {
     if (from >= to) {
       return null;
@@ -184,7 +160,7 @@ final class InstanceTree {
     return balance(min(right), left, withoutMin(right));
   }
 
-  private static Instance min(Node tree) {
+  static Instance min(Node tree) {
     Node n = tree;
     while (n.left != null) {
       n = n.left;
@@ -192,7 +168,7 @@ final class InstanceTree {
     return n.instance;
   }
 
-  private static Instance max(Node tree) {
+  static Instance max(Node tree) {
     Node n = tree;
     while (n.right != null) {
       n = n.right;

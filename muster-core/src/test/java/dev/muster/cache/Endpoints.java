@@ -6,6 +6,7 @@ import dev.muster.registry.InstanceCodec;
 import dev.muster.registry.InstanceKey;
 import dev.muster.registry.RegistryLayout;
 import java.time.Instant;
+import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -24,6 +25,22 @@ public final class Endpoints {
   /** An UP instance of {@value #SERVICE} with id {@code id} (one letter ids read like the seed's A, B, C). */
   public static Instance instance(String id) {
     return Instance.of(SERVICE, "10.0.0.7", 8080).id(id).registeredAt(REGISTERED);
+  }
+
+  /**
+   * A valid name from a few characters, so that prefixes, equal segments and {@code '-'} (which sorts before the
+   * path's {@code '/'}) come up often: for the order's tests.
+   */
+  public static String trickyName(Random random) {
+    StringBuilder s = new StringBuilder().append("ab1".charAt(random.nextInt(3)));
+    int more = random.nextInt(4);
+    for (int i = 0; i < more; i++) {
+      s.append("ab1-".charAt(random.nextInt(4)));
+    }
+    if (s.charAt(s.length() - 1) == '-') {
+      s.append('b');
+    }
+    return s.toString();
   }
 
   public static InstanceKey instanceKey(String id) {

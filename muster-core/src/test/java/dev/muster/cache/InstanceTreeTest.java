@@ -1,6 +1,7 @@
 package dev.muster.cache;
 
 import static dev.muster.cache.Endpoints.instance;
+import static dev.muster.cache.Endpoints.trickyName;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.muster.registry.Instance;
@@ -18,18 +19,10 @@ import org.junit.jupiter.api.Test;
  * earlier tree still holding what it held.
  */
 class InstanceTreeTest {
-  /** Ids from few characters, so '-' against the separator and prefixes come up; a few versions. */
+  /** An instance with a tricky id ({@link Endpoints#trickyName}), one of two versions and a random weight. */
   private static Instance random(Random random) {
-    StringBuilder id = new StringBuilder().append("abc".charAt(random.nextInt(3)));
-    int more = random.nextInt(4);
-    for (int i = 0; i < more; i++) {
-      id.append("abc-".charAt(random.nextInt(4)));
-    }
-    if (id.charAt(id.length() - 1) == '-') {
-      id.append('a');
-    }
     String version = random.nextInt(4) == 0 ? "v1-rc" : "v1";
-    return instance(id.toString()).version(version).weight(random.nextInt(5));
+    return instance(trickyName(random)).version(version).weight(random.nextInt(5));
   }
 
   @Test
@@ -52,7 +45,7 @@ class InstanceTreeTest {
           tree = InstanceTree.plus(tree, i);
           model.put(i.key(), i);
         }
-        assertThat(InstanceTree.violation(tree)).as("seed %d step %d", seed, step).isNull();
+        assertThat(violation(tree)).as("seed %d step %d", seed, step).isNull();
         assertThat(InstanceTree.size(tree)).isEqualTo(model.size());
         assertThat(list(tree)).as("seed %d step %d", seed, step).containsExactlyElementsOf(model.values());
         assertThat(InstanceTree.get(tree, i.key())).isEqualTo(model.get(i.key()));
@@ -92,7 +85,7 @@ class InstanceTreeTest {
 
     InstanceTree.Node tree = InstanceTree.of(all);
 
-    assertThat(InstanceTree.violation(tree)).isNull();
+    assertThat(violation(tree)).isNull();
     assertThat(list(tree)).containsExactlyElementsOf(model.values());
     assertThat(InstanceTree.of(List.of())).isNull();
   }
@@ -122,8 +115,32 @@ class InstanceTreeTest {
     InstanceTree.Node swapped = new InstanceTree.Node(instance("b"),
         new InstanceTree.Node(instance("c"), null, null), new InstanceTree.Node(instance("a"), null, null));
 
-    assertThat(InstanceTree.violation(chain)).contains("out of balance");
-    assertThat(InstanceTree.violation(swapped)).contains("out of order");
+    assertThat(violation(chain)).contains("out of balance");
+    assertThat(violation(swapped)).contains("out of order");
+  }
+
+  /**
+   * Whether every node holds the balance and order invariants and its size. Returns a description of
+   * the first violation, or null.
+   */
+  static String violation(InstanceTree.Node tree) {
+    if (tree == null) {
+      return null;
+    }
+    int l = InstanceTree.size(tree.left);
+    int r = InstanceTree.size(tree.right);
+    if (tree.size != l + r + 1) {
+      return "node " + tree.instance.key() + " has size " + tree.size + ", its subtrees " + l + " + " + r;
+    }
+    if (l + r > 1 && (l > InstanceTree.DELTA * r || r > InstanceTree.DELTA * l)) {
+      return "node " + tree.instance.key() + " is out of balance: " + l + " left, " + r + " right";
+    }
+    if (tree.left != null && KeyPathOrder.compare(InstanceTree.max(tree.left), tree.instance) >= 0
+        || tree.right != null && KeyPathOrder.compare(InstanceTree.min(tree.right), tree.instance) <= 0) {
+      return "node " + tree.instance.key() + " is out of order";
+    }
+    String v = violation(tree.left);
+    return v != null ? v : violation(tree.right);
   }
 
   private static List<Instance> list(InstanceTree.Node tree) {

@@ -1,5 +1,6 @@
 package dev.muster.cache;
 
+import static dev.muster.cache.Endpoints.trickyName;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.muster.registry.Instance;
@@ -10,21 +11,8 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class KeyPathOrderTest {
-  /** Names built from a few characters, so prefixes, equal segments and '-' against '/' come up often. */
-  private static String name(Random random) {
-    StringBuilder s = new StringBuilder().append("ab1".charAt(random.nextInt(3)));
-    int more = random.nextInt(4);
-    for (int i = 0; i < more; i++) {
-      s.append("ab1-".charAt(random.nextInt(4)));
-    }
-    if (s.charAt(s.length() - 1) == '-') {
-      s.append('b');
-    }
-    return s.toString();
-  }
-
   private static InstanceKey key(Random random) {
-    return new InstanceKey(name(random), name(random), name(random), name(random));
+    return new InstanceKey(trickyName(random), trickyName(random), trickyName(random), trickyName(random));
   }
 
   @Test
