@@ -104,8 +104,9 @@
     main.replaceChildren(...nodes);
   }
 
-  // The service page is patched, not rebuilt: TTLs count down every second, and a row that did not change keeps
-  // its elements (a Drain button stays where the pointer is).
+  // The service page is patched, not rebuilt: TTLs count down every second, and a row whose instance did not change
+  // keeps its elements (a Drain button stays where the pointer is). The lease cells are read apart from the instance
+  // and arrive later, so they are patched in place too: a lease read never replaces a row.
   function renderService(d) {
     const key = d.namespace + '/' + d.service + '/' + session.allowDrain;
     let view = document.getElementById('service-view');
@@ -133,13 +134,18 @@
     }
     const old = new Map(Array.from(body.children).map(r => [r.dataset.key, r]));
     const rows = d.instances.map(i => {
-      const sig = JSON.stringify(Object.assign({}, i, { ttlLeft: undefined }));
+      const sig = JSON.stringify(Object.assign({}, i, { lease: undefined, ttlLeft: undefined, ttlGranted: undefined }));
       let r = old.get(i.version + '/' + i.id);
-      if (!r || r.dataset.sig !== sig) r = instanceRow(d, i, sig);
-      else r.querySelector('td.ttl').textContent = ttl(i);
+      if (!r || r.dataset.sig !== sig) return instanceRow(d, i, sig);
+      r.querySelector('td.lease').textContent = lease(i);
+      r.querySelector('td.ttl').textContent = ttl(i);
       return r;
     });
     if (rows.length !== body.children.length || rows.some((r, n) => body.children[n] !== r)) body.replaceChildren(...rows);
+  }
+
+  function lease(i) {
+    return i.lease === undefined ? '…' : i.lease;
   }
 
   function ttl(i) {
@@ -153,7 +159,7 @@
       el('td', { class: 'state state-' + i.state, text: i.state }), el('td', { text: i.zone || '—' }),
       el('td', { class: 'num', text: String(i.weight) }), el('td', { text: i.version }),
       el('td', {}, ...(i.tags || []).map(t => el('span', { class: 'chip', text: t }))), meta,
-      el('td', { class: 'mono', text: i.lease === undefined ? '…' : i.lease }),
+      el('td', { class: 'mono lease', text: lease(i) }),
       el('td', { class: 'num ttl', text: ttl(i) }),
       el('td', { class: 'mono when', text: i.registeredAt ? i.registeredAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '—' })];
     if (session.allowDrain) {
