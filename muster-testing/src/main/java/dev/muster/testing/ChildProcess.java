@@ -25,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  * {@code close()} (a failed test outside try-with-resources, Ctrl-C) still kills it, descendants first, by pid. A
  * test or scenario should hold a child in try-with-resources or close it in {@code finally}.
  *
- * <p>Thread-safe: the state is the {@link Process}; reads go to the files.
+ * <p>Thread-safe: the state is the {@link Process}; reads go to the files, and {@link #json()}'s follower is
+ * synchronized.
  */
 public final class ChildProcess implements AutoCloseable {
   /**
@@ -42,6 +43,7 @@ public final class ChildProcess implements AutoCloseable {
   private final Process process;
   private final Path stdout;
   private final Path stderr;
+  private final JsonLogFollower json;
 
   private ChildProcess(String name, List<String> command, Process process, Path stdout, Path stderr) {
     this.name = name;
@@ -49,6 +51,7 @@ public final class ChildProcess implements AutoCloseable {
     this.process = process;
     this.stdout = stdout;
     this.stderr = stderr;
+    this.json = new JsonLogFollower(stdout);
   }
 
   /** Starts {@code command} as {@code name}, its stdout written to {@code stdout} and its stderr to {@code stderr}. */
@@ -136,9 +139,9 @@ public final class ChildProcess implements AutoCloseable {
     return lines(stderr);
   }
 
-  /** Stdout as a JSON-lines log, as written so far. */
+  /** Stdout as a JSON-lines log, as written so far (each call parses only what was written since the last one). */
   public JsonLog json() {
-    return JsonLog.read(stdout);
+    return json.read();
   }
 
   /** The last lines of stderr joined with {@code " | "}, for an error message. */

@@ -4,9 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -38,16 +35,12 @@ public final class JsonLog {
     this.otherLines = List.copyOf(otherLines);
   }
 
-  /** The log in {@code file}; a file that does not exist yet is an empty log. */
+  /**
+   * The log in {@code file}; a file that does not exist yet is an empty log. A character still being written at the
+   * end (half a UTF-8 sequence) is read as U+FFFD in that last line, never an error.
+   */
   public static JsonLog read(Path file) {
-    if (!Files.exists(file)) {
-      return parse(List.of());
-    }
-    try {
-      return parse(Files.readAllLines(file, StandardCharsets.UTF_8));
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
-    }
+    return new JsonLogFollower(file).read();
   }
 
   /** The log made of {@code text}'s lines. */
@@ -55,17 +48,26 @@ public final class JsonLog {
     List<JsonNode> lines = new ArrayList<>();
     List<String> other = new ArrayList<>();
     for (String line : text) {
-      if (line.startsWith("{")) {
-        try {
-          lines.add(JSON.readTree(line));
-        } catch (IOException beingWritten) {
-          // skipped: see the class comment
-        }
-      } else if (!line.isBlank()) {
-        other.add(line);
-      }
+      classify(line, lines, other);
     }
     return new JsonLog(lines, other);
+  }
+
+  static JsonLog of(List<JsonNode> lines, List<String> otherLines) {
+    return new JsonLog(lines, otherLines);
+  }
+
+  /** Adds {@code line} to {@code lines} or {@code other}, or to neither, by the class comment's rule. */
+  static void classify(String line, List<JsonNode> lines, List<String> other) {
+    if (line.startsWith("{")) {
+      try {
+        lines.add(JSON.readTree(line));
+      } catch (IOException beingWritten) {
+        // skipped: see the class comment
+      }
+    } else if (!line.isBlank()) {
+      other.add(line);
+    }
   }
 
   /** Every entry, in the order written. */
