@@ -13,7 +13,8 @@ final class EventLines {
   /**
    * {@code {"event":"registered","ts":"...","id":"...","service":"...","lease":123,"lease_hex":"7b",
    * "revision":42,"detail":"...","ttl_s":15}}; the lease also in hex because that is how etcdctl takes it;
-   * {@code ttl_s} (the lease's TTL in seconds) only on events that know it.
+   * {@code ttl_s} (the lease's TTL in seconds) only on events that know it; {@code answered_us} (how long etcd took
+   * to answer, in microseconds) only on a keepalive.
    */
   static ObjectNode of(RegistrationEvent event, Instance instance) {
     ObjectNode node = JsonLines.event(event.type().wireName(), event.ts());
@@ -25,6 +26,9 @@ final class EventLines {
     node.put("detail", event.detail());
     if (!event.ttl().isZero()) {
       node.put("ttl_s", event.ttl().toSeconds());
+    }
+    if (event.type() == RegistrationEvent.Type.KEEPALIVE) {
+      node.put("answered_us", event.answeredIn().toNanos() / 1_000);
     }
     return node;
   }

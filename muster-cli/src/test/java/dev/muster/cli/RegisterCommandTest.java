@@ -165,14 +165,16 @@ class RegisterCommandTest {
     assertThat(json.get("revision").asLong()).isEqualTo(42);
     assertThat(JsonLines.ts(Instant.parse("2026-01-01T00:00:00Z"))).isEqualTo("2026-01-01T00:00:00.000000Z");
     assertThat(json.has("ttl_s")).as("an event that knows no TTL prints none").isFalse();
+    assertThat(json.has("answered_us")).as("only a keepalive prints its answer time").isFalse();
   }
 
   @Test
   void anEventThatKnowsTheLeasesTtlPrintsItAsAField() throws Exception {
     RegistrationEvent event = new RegistrationEvent(RegistrationEvent.Type.KEEPALIVE, Instant.EPOCH, "a-1", 123, 0,
-        "ttl 5s", java.time.Duration.ofSeconds(5));
+        "ttl 5s", java.time.Duration.ofSeconds(5), java.time.Duration.ofNanos(1_234_567));
     JsonNode json = JsonMapper.builder().build().readTree(JsonLog.line(EventLines.of(event,
         Instance.of("orders", "10.0.0.7", 8080))));
     assertThat(json.get("ttl_s").asLong()).isEqualTo(5);
+    assertThat(json.get("answered_us").asLong()).as("a keepalive says how long etcd took").isEqualTo(1234);
   }
 }

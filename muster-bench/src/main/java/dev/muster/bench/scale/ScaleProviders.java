@@ -66,7 +66,7 @@ public final class ScaleProviders {
         Instance.of(args[1], "127.0.0.1", 20_000 + i).id(args[2] + i), config, controls, event -> {
           switch (event.type()) {
             case KEEPALIVE -> {
-              long us = answeredMicros(event);
+              long us = event.answeredIn().toNanos() / 1_000;
               synchronized (answers) {
                 answers.add(us);
               }
@@ -92,16 +92,6 @@ public final class ScaleProviders {
       batch.forEach(us::add);
       print(out, line);
     }
-  }
-
-  /** The registrar's "ttl Ns; answered in N us" detail of a keepalive; -1 if it says otherwise. */
-  static long answeredMicros(RegistrationEvent event) {
-    String d = event.detail();
-    int at = d.indexOf("answered in ");
-    if (at < 0 || !d.endsWith(" us")) {
-      return -1;
-    }
-    return Long.parseLong(d.substring(at + "answered in ".length(), d.length() - 3));
   }
 
   private static void print(PrintStream out, ObjectNode node) {

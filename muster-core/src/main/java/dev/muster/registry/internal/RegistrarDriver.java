@@ -419,8 +419,9 @@ public final class RegistrarDriver {
       }
       failures = 0;
       if (controls.reportKeepalives()) { // the answer's time is what the scale bench's keepalive latency reads
-        long micros = (nanoTime.getAsLong() - sent) / 1_000;
-        emit(Type.KEEPALIVE, lease, 0, "ttl " + ttl + "s; answered in " + micros + " us", Duration.ofSeconds(ttl));
+        Duration took = Duration.ofNanos(nanoTime.getAsLong() - sent);
+        emit(new RegistrationEvent(Type.KEEPALIVE, clock.instant(), instance.id(), lease, 0,
+            "ttl " + ttl + "s; answered in " + took.toNanos() / 1_000 + " us", Duration.ofSeconds(ttl), took));
       }
       if (state == RegistrationState.UNREACHABLE) {
         state = RegistrationState.ACTIVE;
@@ -668,8 +669,11 @@ public final class RegistrarDriver {
   }
 
   private void emit(Type type, long lease, long revision, String detail, Duration ttl) {
-    RegistrationEvent event = new RegistrationEvent(type, clock.instant(), instance.id(), lease, revision, detail,
-        ttl);
+    emit(new RegistrationEvent(type, clock.instant(), instance.id(), lease, revision, detail, ttl));
+  }
+
+  private void emit(RegistrationEvent event) {
+    Type type = event.type();
     log.debug("{}", event);
     try {
       listener.onEvent(event);

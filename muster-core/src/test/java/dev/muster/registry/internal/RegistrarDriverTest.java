@@ -291,11 +291,14 @@ class RegistrarDriverTest {
     void keepalivesAreReportedOnlyWhenTheLabAsksForThem() {
       use(CONFIG, RegistrarControls.PRODUCTION.withReportKeepalives(true));
       register();
+      etcd.callTime = ms(7);
       advanceExactly(ms(1000));
 
       assertThat(types()).containsExactly(REGISTERED, KEEPALIVE);
-      assertThat(last(KEEPALIVE).detail()).isEqualTo("ttl 3s; answered in 0 us");
+      assertThat(last(KEEPALIVE).answeredIn()).isEqualTo(ms(7));
+      assertThat(last(KEEPALIVE).detail()).isEqualTo("ttl 3s; answered in 7000 us");
       assertThat(last(KEEPALIVE).ttl()).isEqualTo(Duration.ofSeconds(3));
+      assertThat(events.get(0).answeredIn()).isEqualTo(Duration.ZERO);
     }
 
     @Test
