@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -27,6 +28,11 @@ import java.util.Map;
  * per value (the parser, its contexts, its duplicate detector's sets) was about half of what a PUT allocated, and
  * a registry value is almost always the encoder's own output. This reads that output in one pass over the bytes,
  * making only the strings, lists and map the instance keeps.
+ *
+ * <p>An update mostly repeats the value it replaces (a weight or a state changes, the rest stays). Given the instance
+ * the key held before ({@code same}), each string, the tag list, the metadata map and the time that spell exactly
+ * what it holds are taken from it instead of being made again: the bytes are compared with what it holds, which
+ * allocates nothing. Those objects are immutable, so sharing them changes nothing a reader can see.
  */
 final class CanonicalValue {
   /** The most tags or metadata entries read here; more (rare) go to the Jackson paths. */
@@ -46,26 +52,29 @@ final class CanonicalValue {
   private static final InstanceState[] STATES = {InstanceState.UP, InstanceState.STARTING, InstanceState.DRAINING};
 
   private final byte[] b;
+  private final Instance same;
   private int at;
 
-  private CanonicalValue(byte[] value) {
+  private CanonicalValue(byte[] value, Instance same) {
     this.b = value;
+    this.same = same;
   }
 
   /**
    * The instance {@code value} encodes under {@code key}, or null if the value is not in the encoder's spelling or
    * breaks an instance rule (the tree path then words the error). {@code value} must already be valid UTF-8 with no
-   * NUL ({@link Utf8#isValid}), so a string's bytes can be taken whole up to its closing quote.
+   * NUL ({@link Utf8#isValid}), so a string's bytes can be taken whole up to its closing quote. {@code same}: the
+   * instance the key held before, whose equal parts are shared (see the class comment), or null.
    */
-  static Instance read(InstanceKey key, byte[] value) {
-    return new CanonicalValue(value).read(key);
+  static Instance read(InstanceKey key, byte[] value, Instance same) {
+    return new CanonicalValue(value, same).read(key);
   }
 
   private Instance read(InstanceKey key) {
     if (!skip(SCHEMA) || integer() < 1 || !skip(ADDRESS)) {
       return null;
     }
-    String address = string();
+    String address = string(same == null ? null : same.address());
     if (address == null || !skip(PORT)) {
       return null;
     }
@@ -80,12 +89,13 @@ final class CanonicalValue {
     }
     String zone = null;
     String region = null;
-    if ((skip(ZONE) && (zone = string()) == null) || (skip(REGION) && (region = string()) == null)
-        || !skip(TAGS)) {
+    if ((skip(ZONE) && (zone = string(same == null ? null : same.zone())) == null)
+        || (skip(REGION) && (region = string(same == null ? null : same.region())) == null) || !skip(TAGS)) {
       return null;
     }
-    List<String> tags = tags();
-    Map<String, String> metadata = tags != null && skip(METADATA) ? metadata() : null;
+    List<String> tags = tags(same == null ? null : same.tags());
+    Map<String, String> metadata = tags != null && skip(METADATA) ? metadata(same == null ? null : same.metadata())
+        : null;
     if (metadata == null) {
       return null;
     }
@@ -127,15 +137,29 @@ final class CanonicalValue {
     return digits == 0 || more || (digits > 1 && b[start] == '0') ? -1 : value;
   }
 
-  /** A string without escapes or control characters, or null. */
-  private String string() {
+  /** A string without escapes or control characters, or null; {@code same} itself if it is what the bytes spell. */
+  private String string(String same) {
     int end = stringEnd();
     if (end < 0) {
       return null;
     }
-    String text = new String(b, at + 1, end - at - 1, StandardCharsets.UTF_8);
+    String text = spells(at + 1, end, same) ? same : new String(b, at + 1, end - at - 1, StandardCharsets.UTF_8);
     at = end + 1;
     return text;
+  }
+
+  /** Whether {@code b[from, to)} is {@code text} in UTF-8; compared only when both are ASCII (false otherwise). */
+  private boolean spells(int from, int to, String text) {
+    if (text == null || text.length() != to - from) {
+      return false;
+    }
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c >= 0x80 || b[from + i] != c) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The index of the closing quote of the string at the cursor, or -1 if it is not a plain string. */
@@ -164,19 +188,27 @@ final class CanonicalValue {
     return null;
   }
 
-  /** After '[': the strings up to ']', or null. One tag, the usual case, needs no list to grow. */
-  private List<String> tags() {
+  /**
+   * After '[': the strings up to ']', or null. One tag, the usual case, needs no list to grow; {@code same} itself
+   * (may be null) if it holds exactly those tags in that order.
+   */
+  private List<String> tags(List<String> same) {
     if (at < b.length && b[at] == ']') {
       at++;
       return List.of();
     }
     String first = null;
     List<String> more = null;
+    int count = 0;
+    boolean asSame = same != null;
     do {
-      String tag = string();
+      String hint = asSame && count < same.size() ? same.get(count) : null;
+      String tag = string(hint);
       if (tag == null) {
         return null;
       }
+      asSame &= tag == hint;
+      count++;
       if (first == null) {
         first = tag;
       } else {
@@ -193,14 +225,19 @@ final class CanonicalValue {
     if (b[at - 1] != ']') {
       return null;
     }
+    if (asSame && count == same.size()) {
+      return same;
+    }
     return more != null ? more : List.of(first);
   }
 
   /**
    * After '{': the string members up to '}', or null (also when a key comes twice: the tree path words that). One
-   * entry, the usual case, is kept without a hash map.
+   * entry, the usual case, is kept without a hash map; {@code same} itself (may be null) if it holds exactly those
+   * members. The encoder writes an instance's metadata in its map's order, so the members are compared with {@code
+   * same}'s in that order.
    */
-  private Map<String, String> metadata() {
+  private Map<String, String> metadata(Map<String, String> same) {
     if (at < b.length && b[at] == '}') {
       at++;
       return Map.of();
@@ -208,15 +245,22 @@ final class CanonicalValue {
     String firstName = null;
     String firstValue = null;
     Map<String, String> more = null;
+    int count = 0;
+    Iterator<Map.Entry<String, String>> hints =
+        same == null || same.isEmpty() ? null : same.entrySet().iterator();
+    boolean asSame = hints != null;
     do {
-      String name = string();
+      Map.Entry<String, String> hint = asSame && hints.hasNext() ? hints.next() : null;
+      String name = string(hint == null ? null : hint.getKey());
       if (name == null || at >= b.length || b[at++] != ':') {
         return null;
       }
-      String value = string();
+      String value = string(hint == null ? null : hint.getValue());
       if (value == null) {
         return null;
       }
+      asSame &= hint != null && name == hint.getKey() && value == hint.getValue();
+      count++;
       if (firstName == null) {
         firstName = name;
         firstValue = value;
@@ -233,6 +277,9 @@ final class CanonicalValue {
     if (b[at - 1] != '}') {
       return null;
     }
+    if (asSame && count == same.size()) {
+      return same;
+    }
     return more != null ? more : Map.of(firstName, firstValue);
   }
 
@@ -242,7 +289,7 @@ final class CanonicalValue {
     if (end < 0) {
       return null;
     }
-    Instant instant = Rfc3339.parseCanonical(b, at + 1, end);
+    Instant instant = Rfc3339.parseCanonical(b, at + 1, end, same == null ? null : same.registeredAt());
     if (instant == null) {
       try {
         instant = Instant.parse(new String(b, at + 1, end - at - 1, StandardCharsets.UTF_8));

@@ -57,6 +57,8 @@ public record Instance(
   public static final int MAX_WEIGHT = 10_000;
   static final int MAX_TAG_OR_KEY_LENGTH = 63;
   private static final int FEW_TAGS = 8;
+  /** The JDK's immutable one-entry map, {@code Map.of(k, v)}: nothing can change one once made. */
+  private static final Class<?> ONE_ENTRY_MAP = Map.of("k", "v").getClass();
 
   public Instance {
     Names.requireValid("instance id", id);
@@ -223,9 +225,13 @@ public record Instance(
     }
     if (metadata.size() == 1) {
       // One entry is sorted already. The JDK's one-entry map is one small object, where a sorted map's wrapper,
-      // map and entry hold about 100 B more for every cached instance with one metadata entry.
+      // map and entry hold about 100 B more for every cached instance with one metadata entry. One already (an
+      // update's decoder shares the map of the instance it replaces) is immutable and kept, as List.copyOf keeps
+      // an immutable list.
       Map.Entry<String, String> entry = metadata.entrySet().iterator().next();
-      return Map.of(requireValidKey(entry.getKey()), requireValue(entry));
+      requireValidKey(entry.getKey());
+      requireValue(entry);
+      return metadata.getClass() == ONE_ENTRY_MAP ? metadata : Map.of(entry.getKey(), entry.getValue());
     }
     TreeMap<String, String> sorted = new TreeMap<>();
     for (Map.Entry<String, String> entry : metadata.entrySet()) {

@@ -110,6 +110,18 @@ public final class InstanceCodec {
    * @throws MalformedValueException naming {@code key.path()} and the problem, for every reason listed above
    */
   public static Instance decode(InstanceKey key, byte[] value) {
-    return new ValueDecoder(Objects.requireNonNull(key, "key")).decode(value);
+    return decode(key, value, null);
+  }
+
+  /**
+   * As {@link #decode(InstanceKey, byte[])}, for an update: the decoded instance shares with {@code previous} (the
+   * instance the key held before; null when none) every string, list, map and time that is equal in both, instead
+   * of holding copies of its own. They are immutable, so the result is equal to what the other form returns; a
+   * cache that applies many updates allocates less per update.
+   *
+   * @throws MalformedValueException as {@link #decode(InstanceKey, byte[])}
+   */
+  public static Instance decode(InstanceKey key, byte[] value, Instance previous) {
+    return new ValueDecoder(Objects.requireNonNull(key, "key")).decode(value, previous);
   }
 }

@@ -17,6 +17,11 @@ final class Rfc3339 {
 
   /** The instant {@code b[from, to)} spells in the encoder's shape, or null if it is not in that shape. */
   static Instant parseCanonical(byte[] b, int from, int to) {
+    return parseCanonical(b, from, to, null);
+  }
+
+  /** As {@link #parseCanonical(byte[], int, int)}, but {@code same} itself if it is the instant spelled (may be null). */
+  static Instant parseCanonical(byte[] b, int from, int to, Instant same) {
     if (to - from < SHORTEST || to - from > SHORTEST + 10 || b[to - 1] != 'Z' || b[from + 4] != '-'
         || b[from + 7] != '-' || b[from + 10] != 'T' || b[from + 13] != ':' || b[from + 16] != ':') {
       return null;
@@ -44,6 +49,9 @@ final class Rfc3339 {
       }
     }
     long seconds = epochDay(year, month, day) * 86_400L + hour * 3_600L + minute * 60L + second;
+    if (same != null && same.getEpochSecond() == seconds && same.getNano() == nanos) {
+      return same;
+    }
     return Instant.ofEpochSecond(seconds, nanos);
   }
 

@@ -57,8 +57,13 @@ final class ValueDecoder {
   }
 
   Instance decode(byte[] value) {
+    return decode(value, null);
+  }
+
+  /** As {@link #decode(byte[])}; the canonical path shares {@code same}'s equal parts (may be null). */
+  Instance decode(byte[] value, Instance same) {
     if (value != null && value.length > 0 && value.length <= InstanceCodec.MAX_VALUE_BYTES && Utf8.isValid(value)) {
-      Instance fast = CanonicalValue.read(key, value);
+      Instance fast = CanonicalValue.read(key, value, same);
       if (fast == null) {
         fast = streaming(value);
       }

@@ -38,6 +38,33 @@ class InstanceCodecTest {
   }
 
   @Test
+  void anUpdateDecodedWithThePreviousInstanceSharesItsUnchangedPartsAndMakesTheChangedOnes() {
+    Instance before = decode(SPEC_EXAMPLE);
+    Instance weighed = InstanceCodec.decode(KEY, InstanceCodec.encode(before.weight(50)), before);
+
+    assertThat(weighed).isEqualTo(before.weight(50));
+    assertThat(weighed.address()).isSameAs(before.address());
+    assertThat(weighed.zone()).isSameAs(before.zone());
+    assertThat(weighed.region()).isSameAs(before.region());
+    assertThat(weighed.tags()).isSameAs(before.tags());
+    assertThat(weighed.metadata()).isSameAs(before.metadata());
+    assertThat(weighed.registeredAt()).isSameAs(before.registeredAt());
+
+    Instance moved = before.zone("b").tags(List.of("canary", "blue")).metadata(Map.of("k", "w"))
+        .registeredAt(Instant.parse("2026-11-29T10:00:01Z"));
+    Instance decoded = InstanceCodec.decode(KEY, InstanceCodec.encode(moved), before);
+    assertThat(decoded).isEqualTo(moved);
+    assertThat(decoded.address()).isSameAs(before.address());
+    assertThat(decoded.zone()).isEqualTo("b");
+    assertThat(decoded.tags()).isNotSameAs(before.tags()).containsExactly("canary", "blue");
+    assertThat(decoded.tags().get(0)).isSameAs(before.tags().get(0));
+    assertThat(decoded.metadata()).isNotSameAs(before.metadata()).containsExactlyEntriesOf(Map.of("k", "w"));
+    assertThat(decoded.registeredAt()).isNotSameAs(before.registeredAt());
+
+    assertThat(InstanceCodec.decode(KEY, SPEC_EXAMPLE.getBytes(UTF_8), null)).isEqualTo(before);
+  }
+
+  @Test
   void encodingWritesExactlyTheSpecLayout() {
     assertThat(new String(InstanceCodec.encode(full()), UTF_8)).isEqualTo(SPEC_EXAMPLE);
   }

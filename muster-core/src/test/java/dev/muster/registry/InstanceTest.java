@@ -216,6 +216,17 @@ class InstanceTest {
   }
 
   @Test
+  void keepsACollectionThatCannotChangeAndStillChecksIt() {
+    Map<String, String> one = Map.of("k", "v");
+    List<String> tags = List.of("a");
+    Instance instance = orders().tags(tags).metadata(one);
+
+    assertThat(instance.metadata()).isSameAs(one);
+    assertThat(instance.tags()).isSameAs(tags);
+    assertThatThrownBy(() -> orders().metadata(Map.of("", "v"))).hasMessageStartingWith("metadata key is empty");
+  }
+
+  @Test
   void treatsNullCollectionsAsEmptyAndAllowsAnUnknownRegistrationTime() {
     Instance instance = orders().tags(null).metadata(null).registeredAt(null);
 

@@ -90,8 +90,18 @@ class ValueDecoderEquivalenceTest {
       "{\"schema\":1,\"address\":\"h\",\"port\":80,\"state\":\"UP\",\"weight\":100,\"tags\":[],\"metadata\":{},"
           + "\"sig\":{\"kid\":\"k1\",\"ed25519\":\"AAAA\"}}");
 
+  private static final List<Instance> ENCODED_INSTANCES = encodedInstances();
+
   /** What the encoder writes for varied instances: every optional member present and absent, odd addresses. */
   private static List<String> encoded() {
+    List<String> values = new ArrayList<>();
+    for (Instance instance : ENCODED_INSTANCES) {
+      values.add(new String(InstanceCodec.encode(instance), UTF_8));
+    }
+    return values;
+  }
+
+  private static List<Instance> encodedInstances() {
     Instance base = new Instance("h-8080-abcdef", "default", "orders", "v1", "10.0.0.7", 8080, InstanceState.UP,
         100, "a", "r1", List.of("canary"), java.util.Map.of("k", "v"), java.time.Instant.parse("2026-11-29T10:00:00Z"));
     List<Instance> instances = List.of(base, base.zone(null).region(null).registeredAt(null),
@@ -101,11 +111,7 @@ class ValueDecoderEquivalenceTest {
         base.address("orders_web_1.internal").port(1).registeredAt(java.time.Instant.parse("2026-11-29T10:00:00.123Z")),
         base.zone(null).registeredAt(java.time.Instant.ofEpochSecond(1_700_000_000L, 123_456_789)),
         base.region(null).tags(List.of("t\u00e9", "x-y")).registeredAt(java.time.Instant.EPOCH));
-    List<String> values = new ArrayList<>();
-    for (Instance instance : instances) {
-      values.add(new String(InstanceCodec.encode(instance), UTF_8));
-    }
-    return values;
+    return instances;
   }
 
   private static String outcome(java.util.function.Supplier<Instance> decode) {
@@ -121,7 +127,11 @@ class ValueDecoderEquivalenceTest {
     ValueDecoder decoder = new ValueDecoder(KEY);
     String tree = outcome(() -> decoder.tree(value));
     if (value.length > 0 && value.length <= InstanceCodec.MAX_VALUE_BYTES && Utf8.isValid(value)) {
-      Instance canonical = CanonicalValue.read(KEY, value);
+      Instance canonical = CanonicalValue.read(KEY, value, null);
+      for (Instance same : hints(canonical)) { // sharing an earlier instance's parts decides nothing differently
+        assertThat(CanonicalValue.read(KEY, value, same)).as("the canonical path on %s, sharing %s", show(value), same)
+            .isEqualTo(canonical);
+      }
       if (canonical != null) {
         fastAccepted[1]++;
         assertThat(tree).as("the tree decoder on a value the canonical path accepted: %s", show(value))
@@ -135,6 +145,16 @@ class ValueDecoderEquivalenceTest {
       }
     }
     assertThat(outcome(() -> decoder.decode(value))).as("decode of %s", show(value)).isEqualTo(tree);
+  }
+
+  /** Instances an update's decoding may share parts with: the encoder's varied ones, and {@code decoded} itself. */
+  private static List<Instance> hints(Instance decoded) {
+    List<Instance> hints = new ArrayList<>(ENCODED_INSTANCES);
+    if (decoded != null) {
+      hints.add(decoded);
+      hints.add(decoded.weight(decoded.weight() == 0 ? 1 : 0));
+    }
+    return hints;
   }
 
   private static String show(byte[] value) {

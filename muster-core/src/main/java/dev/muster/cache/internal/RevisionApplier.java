@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.RandomAccess;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,7 +49,9 @@ import org.slf4j.LoggerFactory;
  * <p>Cost: {@link #apply} works and allocates in O(changed × log n) for n instances. The set is a persistent
  * map (see {@link EndpointSet}), so the next set is the current one plus and minus the revision's keys, sharing
  * everything else; the set it replaces is never modified, so whoever still holds it keeps an unchanged snapshot.
- * The delta is computed from the touched keys only. Nothing on this path walks the whole set, and
+ * The delta is computed from the touched keys only. A PUT is decoded against the instance its key held, sharing
+ * every unchanged string, list, map and time with it ({@link InstanceCodec#decode(InstanceKey, byte[], Instance)}),
+ * so an update allocates mostly what changed. Nothing on this path walks the whole set, and
  * {@link EndpointSet#instances()} is not called. {@link #replace} rebuilds the set from the snapshot
  * (O(n log n)) and diffs it against the old one (O(n)).
  *
@@ -197,36 +200,48 @@ public final class RevisionApplier {
     if (revision <= current.revision()) {
       return Optional.empty();
     }
-    for (CacheRecord r : events) {
+    List<CacheRecord> batch = events instanceof RandomAccess ? events : new ArrayList<>(events);
+    for (int i = 0; i < batch.size(); i++) { // by index: an iterator per loop is most of what a loop allocates here
+      CacheRecord r = batch.get(i);
       requireUnderPrefix(r);
       if (r.modRevision() != revision) {
         throw new InvalidEventException("event for " + r.key() + " has revision " + r.modRevision()
             + " inside revision " + revision + "'s batch");
       }
     }
+    return Optional.of(batch.size() == 1 ? applyOne(revision, batch.get(0)) : applyMany(revision, batch));
+  }
+
+  /**
+   * The usual watch event: one key. What the set held under it is looked up once, and serves both the decoding
+   * (which shares its unchanged parts) and the delta; the new instance is the one decoded.
+   */
+  private Publication applyOne(long revision, CacheRecord r) {
+    InstanceKey key = parse(r, revision);
+    Instance old = key == null ? null : current.get(key).orElse(null);
+    Instance now = key == null ? null : instanceAfter(key, r, revision, old);
+    EndpointSet next = key == null ? current : now != null ? current.plus(now) : current.minus(key);
+    List<Instance> added = old == null && now != null ? List.of(now) : List.of();
+    List<Instance> removed = old != null && now == null ? List.of(old) : List.of();
+    List<Instance> changed = old != null && now != null && !old.equals(now) ? List.of(now) : List.of();
+    current = next.atRevision(revision);
+    return new Publication(current, new EndpointDelta(EndpointDelta.Kind.UPDATE, added, removed, changed));
+  }
+
+  /** A revision of several events (a transaction): applied in order; the delta compares the touched keys. */
+  private Publication applyMany(long revision, List<CacheRecord> events) {
     EndpointSet before = current;
     EndpointSet next = current; // each plus/minus makes a new set; `current` never changes
-    // In order and each once. A revision of one event (the usual watch event) touches at most one key, so it needs
-    // no set to tell repeats apart.
-    Collection<InstanceKey> touched = events.size() == 1 ? new ArrayList<>(1) : new LinkedHashSet<>();
-    for (CacheRecord r : events) {
+    Collection<InstanceKey> touched = new LinkedHashSet<>(); // in order and each once
+    for (int i = 0; i < events.size(); i++) {
+      CacheRecord r = events.get(i);
       InstanceKey key = parse(r, revision);
       if (key == null) {
         continue;
       }
       touched.add(key);
-      if (r.kind() == CacheRecord.Kind.DELETE) {
-        next = next.minus(key);
-        verified.remove(r.key());
-      } else {
-        verified.remove(r.key()); // a watched put is always checked: the memo spares a resync's unchanged records
-        Instance decoded = decode(key, r, revision, verified);
-        if (decoded != null) {
-          next = next.plus(decoded);
-        } else {
-          next = next.minus(key); // a value that no longer decodes takes its instance out of the set
-        }
-      }
+      Instance now = instanceAfter(key, r, revision, next.get(key).orElse(null));
+      next = now != null ? next.plus(now) : next.minus(key);
     }
     // Lists made only when something goes in: most revisions change one instance, so two of the three stay empty.
     List<Instance> added = null;
@@ -244,8 +259,17 @@ public final class RevisionApplier {
       }
     }
     current = next.atRevision(revision);
-    return Optional.of(new Publication(current,
-        new EndpointDelta(EndpointDelta.Kind.UPDATE, orEmpty(added), orEmpty(removed), orEmpty(changed))));
+    return new Publication(current,
+        new EndpointDelta(EndpointDelta.Kind.UPDATE, orEmpty(added), orEmpty(removed), orEmpty(changed)));
+  }
+
+  /**
+   * What {@code r} leaves under {@code key}: null for a DELETE, and for a value that does not decode or verify
+   * (its instance leaves the set); else the instance, sharing {@code previous}'s unchanged parts (may be null).
+   */
+  private Instance instanceAfter(InstanceKey key, CacheRecord r, long revision, Instance previous) {
+    verified.remove(r.key()); // a watched put is always checked: the memo spares a resync's unchanged records
+    return r.kind() == CacheRecord.Kind.DELETE ? null : decode(key, r, revision, verified, previous);
   }
 
   private void requireUnderPrefix(CacheRecord r) {
@@ -285,9 +309,14 @@ public final class RevisionApplier {
    * verified is added to {@code verifiedOut}.
    */
   private Instance decode(InstanceKey key, CacheRecord r, long revision, Map<String, CacheRecord> verifiedOut) {
+    return decode(key, r, revision, verifiedOut, null);
+  }
+
+  private Instance decode(InstanceKey key, CacheRecord r, long revision, Map<String, CacheRecord> verifiedOut,
+      Instance previous) {
     Instance instance;
     try {
-      instance = InstanceCodec.decode(key, r.value());
+      instance = InstanceCodec.decode(key, r.value(), previous);
     } catch (MusterException e) {
       countMalformed(r.key(), revision, e.getMessage());
       return null;
