@@ -12,9 +12,8 @@ import dev.muster.sign.TrustedKeys;
 import dev.muster.sign.UnverifiedRecordException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -228,28 +227,37 @@ public final class RevisionApplier {
     return new Publication(current, new EndpointDelta(EndpointDelta.Kind.UPDATE, added, removed, changed));
   }
 
-  /** A revision of several events (a transaction): applied in order; the delta compares the touched keys. */
+  /**
+   * A revision of several events (a transaction), applied in order. Each touched key is looked up in the set before
+   * the revision once: that instance is the delta's "before" and what the key's decoding shares parts with.
+   */
   private Publication applyMany(long revision, List<CacheRecord> events) {
     EndpointSet before = current;
     EndpointSet next = current; // each plus/minus makes a new set; `current` never changes
-    Collection<InstanceKey> touched = new LinkedHashSet<>(); // in order and each once
+    Map<InstanceKey, Instance> touched = new LinkedHashMap<>(); // in order and each once; the value may be null
     for (int i = 0; i < events.size(); i++) {
       CacheRecord r = events.get(i);
       InstanceKey key = parse(r, revision);
       if (key == null) {
         continue;
       }
-      touched.add(key);
-      Instance now = instanceAfter(key, r, revision, next.get(key).orElse(null));
+      Instance old;
+      if (touched.containsKey(key)) {
+        old = touched.get(key);
+      } else {
+        old = before.get(key).orElse(null);
+        touched.put(key, old);
+      }
+      Instance now = instanceAfter(key, r, revision, old);
       next = now != null ? next.plus(now) : next.minus(key);
     }
     // Lists made only when something goes in: most revisions change one instance, so two of the three stay empty.
     List<Instance> added = null;
     List<Instance> removed = null;
     List<Instance> changed = null;
-    for (InstanceKey k : touched) {
-      Instance old = before.get(k).orElse(null); // an Optional the JIT takes apart, where asMap() makes a view
-      Instance now = next.get(k).orElse(null);
+    for (Map.Entry<InstanceKey, Instance> t : touched.entrySet()) {
+      Instance old = t.getValue();
+      Instance now = next.get(t.getKey()).orElse(null);
       if (old == null && now != null) {
         added = append(added, now);
       } else if (old != null && now == null) {
