@@ -137,13 +137,13 @@ final class CanonicalValue {
     return digits == 0 || more || (digits > 1 && b[start] == '0') ? -1 : value;
   }
 
-  /** A string without escapes or control characters, or null; {@code same} itself if it is what the bytes spell. */
-  private String string(String same) {
+  /** A string without escapes or control characters, or null; {@code shared} itself if it is what the bytes spell. */
+  private String string(String shared) {
     int end = stringEnd();
     if (end < 0) {
       return null;
     }
-    String text = spells(at + 1, end, same) ? same : new String(b, at + 1, end - at - 1, StandardCharsets.UTF_8);
+    String text = spells(at + 1, end, shared) ? shared : new String(b, at + 1, end - at - 1, StandardCharsets.UTF_8);
     at = end + 1;
     return text;
   }
@@ -189,10 +189,10 @@ final class CanonicalValue {
   }
 
   /**
-   * After '[': the strings up to ']', or null. One tag, the usual case, needs no list to grow; {@code same} itself
+   * After '[': the strings up to ']', or null. One tag, the usual case, needs no list to grow; {@code shared} itself
    * (may be null) if it holds exactly those tags in that order.
    */
-  private List<String> tags(List<String> same) {
+  private List<String> tags(List<String> shared) {
     if (at < b.length && b[at] == ']') {
       at++;
       return List.of();
@@ -200,14 +200,14 @@ final class CanonicalValue {
     String first = null;
     List<String> more = null;
     int count = 0;
-    boolean asSame = same != null;
+    boolean asShared = shared != null;
     do {
-      String hint = asSame && count < same.size() ? same.get(count) : null;
+      String hint = asShared && count < shared.size() ? shared.get(count) : null;
       String tag = string(hint);
       if (tag == null) {
         return null;
       }
-      asSame &= tag == hint;
+      asShared &= tag == hint;
       count++;
       if (first == null) {
         first = tag;
@@ -225,19 +225,19 @@ final class CanonicalValue {
     if (b[at - 1] != ']') {
       return null;
     }
-    if (asSame && count == same.size()) {
-      return same;
+    if (asShared && count == shared.size()) {
+      return shared;
     }
     return more != null ? more : List.of(first);
   }
 
   /**
    * After '{': the string members up to '}', or null (also when a key comes twice: the tree path words that). One
-   * entry, the usual case, is kept without a hash map; {@code same} itself (may be null) if it holds exactly those
+   * entry, the usual case, is kept without a hash map; {@code shared} itself (may be null) if it holds exactly those
    * members. The encoder writes an instance's metadata in its map's order, so the members are compared with {@code
-   * same}'s in that order.
+   * shared}'s in that order.
    */
-  private Map<String, String> metadata(Map<String, String> same) {
+  private Map<String, String> metadata(Map<String, String> shared) {
     if (at < b.length && b[at] == '}') {
       at++;
       return Map.of();
@@ -247,10 +247,10 @@ final class CanonicalValue {
     Map<String, String> more = null;
     int count = 0;
     Iterator<Map.Entry<String, String>> hints =
-        same == null || same.isEmpty() ? null : same.entrySet().iterator();
-    boolean asSame = hints != null;
+        shared == null || shared.isEmpty() ? null : shared.entrySet().iterator();
+    boolean asShared = hints != null;
     do {
-      Map.Entry<String, String> hint = asSame && hints.hasNext() ? hints.next() : null;
+      Map.Entry<String, String> hint = asShared && hints.hasNext() ? hints.next() : null;
       String name = string(hint == null ? null : hint.getKey());
       if (name == null || at >= b.length || b[at++] != ':') {
         return null;
@@ -259,7 +259,7 @@ final class CanonicalValue {
       if (value == null) {
         return null;
       }
-      asSame &= hint != null && name == hint.getKey() && value == hint.getValue();
+      asShared &= hint != null && name == hint.getKey() && value == hint.getValue();
       count++;
       if (firstName == null) {
         firstName = name;
@@ -277,8 +277,8 @@ final class CanonicalValue {
     if (b[at - 1] != '}') {
       return null;
     }
-    if (asSame && count == same.size()) {
-      return same;
+    if (asShared && count == shared.size()) {
+      return shared;
     }
     return more != null ? more : Map.of(firstName, firstValue);
   }
