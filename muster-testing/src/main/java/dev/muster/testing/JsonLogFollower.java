@@ -1,10 +1,9 @@
 package dev.muster.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
@@ -26,8 +25,6 @@ import java.util.List;
  * never taken by anything else.
  */
 final class JsonLogFollower {
-  private static final int CHUNK = 64 * 1024;
-
   private final Path file;
   private final List<JsonNode> lines = new ArrayList<>();
   private final List<String> otherLines = new ArrayList<>();
@@ -69,14 +66,8 @@ final class JsonLogFollower {
   }
 
   private static byte[] readFrom(FileChannel ch, long position) throws IOException {
-    ByteBuffer buf = ByteBuffer.allocate((int) Math.min(Math.max(ch.size() - position, 0) + 1, CHUNK));
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    long at = position;
-    for (int n; (n = ch.read(buf, at)) > 0; at += n) {
-      out.write(buf.array(), 0, n);
-      buf.clear();
-    }
-    return out.toByteArray();
+    ch.position(position);
+    return Channels.newInputStream(ch).readAllBytes();
   }
 
   private static int lastNewline(byte[] bytes) {

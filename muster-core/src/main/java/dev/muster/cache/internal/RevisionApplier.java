@@ -158,7 +158,7 @@ public final class RevisionApplier {
       for (CacheRecord r : page) {
         requireUnderPrefix(r);
         InstanceKey key = parse(r, revision);
-        Instance instance = key == null ? null : decode(key, r, revision, stillVerified);
+        Instance instance = key == null ? null : decode(key, r, revision, stillVerified, null);
         if (instance != null) {
           instances.add(instance);
         }
@@ -316,10 +316,6 @@ public final class RevisionApplier {
    * The instance of {@code r}, or null if it does not decode or (with trusted keys) does not verify; a record that
    * verified is added to {@code verifiedOut}.
    */
-  private Instance decode(InstanceKey key, CacheRecord r, long revision, Map<String, CacheRecord> verifiedOut) {
-    return decode(key, r, revision, verifiedOut, null);
-  }
-
   private Instance decode(InstanceKey key, CacheRecord r, long revision, Map<String, CacheRecord> verifiedOut,
       Instance previous) {
     Instance instance;

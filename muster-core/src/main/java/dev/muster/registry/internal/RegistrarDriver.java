@@ -420,8 +420,8 @@ public final class RegistrarDriver {
       failures = 0;
       if (controls.reportKeepalives()) { // the answer's time is what the scale bench's keepalive latency reads
         Duration took = Duration.ofNanos(nanoTime.getAsLong() - sent);
-        emit(new RegistrationEvent(Type.KEEPALIVE, clock.instant(), instance.id(), lease, 0,
-            "ttl " + ttl + "s; answered in " + took.toNanos() / 1_000 + " us", Duration.ofSeconds(ttl), took));
+        emit(Type.KEEPALIVE, lease, 0, "ttl " + ttl + "s; answered in " + took.toNanos() / 1_000 + " us",
+            Duration.ofSeconds(ttl), took);
       }
       if (state == RegistrationState.UNREACHABLE) {
         state = RegistrationState.ACTIVE;
@@ -669,11 +669,12 @@ public final class RegistrarDriver {
   }
 
   private void emit(Type type, long lease, long revision, String detail, Duration ttl) {
-    emit(new RegistrationEvent(type, clock.instant(), instance.id(), lease, revision, detail, ttl));
+    emit(type, lease, revision, detail, ttl, Duration.ZERO);
   }
 
-  private void emit(RegistrationEvent event) {
-    Type type = event.type();
+  private void emit(Type type, long lease, long revision, String detail, Duration ttl, Duration answeredIn) {
+    RegistrationEvent event = new RegistrationEvent(type, clock.instant(), instance.id(), lease, revision, detail,
+        ttl, answeredIn);
     log.debug("{}", event);
     try {
       listener.onEvent(event);
