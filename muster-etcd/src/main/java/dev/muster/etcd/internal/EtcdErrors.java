@@ -99,6 +99,16 @@ final class EtcdErrors {
     return false;
   }
 
+  /**
+   * Whether etcd refused the token a call carried (UNAUTHENTICATED with no refused token request below it): the
+   * token expired after {@code --auth-token-ttl} unused, or the member that answered does not know it (simple tokens
+   * live in one member's memory, so a restart forgets them). A new token fixes it; the user is not refused.
+   */
+  static boolean tokenRefused(Throwable t) {
+    Throwable e = unwrap(t);
+    return code(e) == Status.Code.UNAUTHENTICATED && classify(e) == Kind.UNAVAILABLE;
+  }
+
   /** Whether etcd refused a token because authentication is not enabled (credentials given to an open etcd). */
   static boolean authNotEnabled(Throwable t) {
     Throwable e = unwrap(t);

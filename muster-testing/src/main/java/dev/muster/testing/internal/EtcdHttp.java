@@ -22,6 +22,8 @@ import javax.net.ssl.SSLContext;
  */
 public final class EtcdHttp {
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** gRPC's OUT_OF_RANGE: etcd's code for a compaction at or below the compacted revision, or above the current. */
+  private static final int OUT_OF_RANGE = 11;
   private static final HttpClient HTTP = HttpClient.newBuilder()
       .version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(1))
@@ -51,7 +53,17 @@ public final class EtcdHttp {
   public static boolean authEnabled(URI clientUrl, Duration timeout) {
     JsonNode reply = post(clientUrl.resolve("/v3/kv/range"), "{\"key\":\"AA==\"}", timeout)
         .orElseThrow(() -> new IllegalStateException("etcd at " + clientUrl + " did not answer a read"));
-    return reply.has("error");
+    return error(reply).isPresent();
+  }
+
+  /**
+   * The gateway's refusal in a reply, if it is one: {@code {"code":3,"message":"..."}} (3.4 adds the message again as
+   * {@code "error"}; 3.5 does not).
+   */
+  static Optional<String> error(JsonNode reply) {
+    return reply.has("code") && reply.path("code").asInt() != 0
+        ? Optional.of(reply.path("message").asText(reply.path("error").asText()))
+        : Optional.empty();
   }
 
   /** Adds {@code user} (role root) with {@code password} and enables authentication. */
@@ -66,13 +78,15 @@ public final class EtcdHttp {
   private static void call(URI clientUrl, String path, String body, Duration timeout) {
     JsonNode reply = post(clientUrl.resolve(path), body, timeout)
         .orElseThrow(() -> new IllegalStateException("etcd at " + clientUrl + " did not answer " + path));
-    if (reply.has("error")) {
-      throw new IllegalStateException("etcd at " + clientUrl + " refused " + path + ": " + reply.path("error")
-          .asText());
-    }
+    error(reply).ifPresent(why -> {
+      throw new IllegalStateException("etcd at " + clientUrl + " refused " + path + ": " + why);
+    });
   }
 
-  /** A token for the member's configured user, or empty without one. */
+  /** The last token each member gave its configured user, by {@code host:port}; replaced when refused. */
+  private static final Map<String, String> TOKENS = new ConcurrentHashMap<>();
+
+  /** A new token for the member's configured user, or empty without one. */
   private static Optional<String> token(URI clientUrl, Duration timeout) {
     String[] credentials = AUTH.get(clientUrl.getAuthority());
     if (credentials == null) {
@@ -80,8 +94,31 @@ public final class EtcdHttp {
     }
     String body = "{\"name\":" + JSON.getNodeFactory().textNode(credentials[0]) + ",\"password\":"
         + JSON.getNodeFactory().textNode(credentials[1]) + "}";
-    return post(clientUrl.resolve("/v3/auth/authenticate"), body, timeout)
+    Optional<String> token = post(clientUrl.resolve("/v3/auth/authenticate"), body, timeout)
         .map(reply -> reply.path("token").asText(null));
+    token.ifPresent(t -> TOKENS.put(clientUrl.getAuthority(), t));
+    return token;
+  }
+
+  /**
+   * A POST as the member's configured user when it has one (etcd 3.5 refuses {@code maintenance/status} to an
+   * anonymous caller once auth is on; 3.4 answers it): with the last token first, and once more with a new token
+   * when that one is refused (tokens expire after {@code --auth-token-ttl} unused). Without a configured user, a
+   * plain POST.
+   */
+  private static Optional<JsonNode> postAs(URI clientUrl, String path, String body, Duration timeout) {
+    String authority = clientUrl.getAuthority();
+    if (!AUTH.containsKey(authority)) {
+      return post(clientUrl.resolve(path), body, timeout);
+    }
+    Optional<String> cached = Optional.ofNullable(TOKENS.get(authority));
+    Optional<JsonNode> reply = cached.isPresent() ? post(clientUrl.resolve(path), body, timeout, cached)
+        : Optional.empty();
+    if (reply.isPresent() && error(reply.get()).isEmpty()) {
+      return reply;
+    }
+    Optional<String> fresh = token(clientUrl, timeout);
+    return fresh.isPresent() ? post(clientUrl.resolve(path), body, timeout, fresh) : reply;
   }
 
   /** What {@code /v3/maintenance/status} says about the member that answered. */
@@ -101,9 +138,10 @@ public final class EtcdHttp {
         .orElse(false);
   }
 
-  /** The member's status, or empty when it does not answer within {@code timeout}. */
+  /** The member's status, or empty when it does not answer within {@code timeout} or refuses. */
   public static Optional<Status> status(URI clientUrl, Duration timeout) {
-    return post(clientUrl.resolve("/v3/maintenance/status"), "{}", timeout).map(body -> new Status(
+    return postAs(clientUrl, "/v3/maintenance/status", "{}", timeout).filter(body -> error(body).isEmpty())
+        .map(body -> new Status(
         body.path("header").path("member_id").asText(),
         body.path("leader").asText(),
         body.path("header").path("revision").asLong(),
@@ -117,11 +155,14 @@ public final class EtcdHttp {
    */
   public static void compact(URI clientUrl, long revision, Duration timeout) {
     String body = "{\"revision\":\"" + revision + "\",\"physical\":true}";
-    JsonNode reply = post(clientUrl.resolve("/v3/kv/compaction"), body, timeout, token(clientUrl, timeout))
+    JsonNode reply = postAs(clientUrl, "/v3/kv/compaction", body, timeout)
         .orElseThrow(() -> new IllegalStateException("etcd at " + clientUrl + " did not answer a compaction"));
-    if (reply.has("error") && !reply.path("error").asText().contains("required revision has been compacted")) {
+    Optional<String> refused = error(reply);
+    // OUT_OF_RANGE is both "already compacted" (fine) and "a future revision" (not): only the text tells them apart.
+    if (refused.isPresent() && !(reply.path("code").asInt() == OUT_OF_RANGE
+        && refused.get().contains("required revision has been compacted"))) {
       throw new IllegalStateException("etcd at " + clientUrl + " refused compaction to " + revision + ": "
-          + reply.path("error").asText());
+          + refused.get());
     }
   }
 
