@@ -17,12 +17,18 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * so that a JVM shutdown (normal exit, SIGTERM, Ctrl-C) kills what is still alive, and its descendants, by pid,
  * and removes what is still on disk.
  *
+ * <p>With the system property {@value ProcessRecord#PROPERTY} set to a directory (the build sets it for every test
+ * JVM), it also writes down each process it starts, and each one the shutdown hook finds still alive (a leak: the
+ * code that started it never stopped it), in that directory's {@link ProcessRecord}, so that a check after all the
+ * test JVMs of a module have ended can tell whether any of them left a process to the hook or behind.
+ *
  * <p>Thread-safe: all state is in concurrent collections; the shutdown hook is installed once.
  */
 public final class ProcessReaper {
   private static final Set<Long> EVER_STARTED = ConcurrentHashMap.newKeySet();
   private static final Set<ProcessHandle> LIVE = ConcurrentHashMap.newKeySet();
   private static final List<Path> TEMP_DIRS = new CopyOnWriteArrayList<>();
+  private static final ProcessRecord RECORD = ProcessRecord.fromSystemProperty();
 
   static {
     Runtime.getRuntime().addShutdownHook(new Thread(ProcessReaper::reapAll, "muster-process-reaper"));
@@ -34,6 +40,9 @@ public final class ProcessReaper {
   public static void track(ProcessHandle process) {
     EVER_STARTED.add(process.pid());
     LIVE.add(process);
+    if (RECORD != null) {
+      RECORD.started(process);
+    }
   }
 
   /** Stops tracking a process that has exited. */
@@ -67,6 +76,9 @@ public final class ProcessReaper {
   }
 
   private static void reapAll() {
+    if (RECORD != null) {
+      LIVE.stream().filter(ProcessHandle::isAlive).forEach(RECORD::leaked);
+    }
     for (ProcessHandle p : LIVE) {
       p.descendants().forEach(ProcessHandle::destroyForcibly); // before the parent, while they are its descendants
       p.destroyForcibly();
