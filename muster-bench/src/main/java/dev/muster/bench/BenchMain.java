@@ -83,6 +83,17 @@ public final class BenchMain implements Callable<Integer> {
       description = "Where results and process logs go (default: ${DEFAULT-VALUE}).")
   Path out = Path.of("bench-out");
 
+  @Option(names = "--etcd-bin", paramLabel = "FILE",
+      description = "The etcd server binary to start (default: $MUSTER_ETCD_BIN; else the project's .cache/etcd,"
+          + " etcd 3.5, which ./muster fetches; else etcd on PATH).")
+  void etcdBin(Path binary) {
+    if (!Files.isRegularFile(binary) || !Files.isExecutable(binary)) {
+      throw new CommandLine.ParameterException(new CommandLine(this), "--etcd-bin " + binary + " is not an"
+          + " executable file: give the etcd server binary (./muster etcd-install prints where the project's are)");
+    }
+    System.setProperty("muster.etcd.bin", binary.toAbsolutePath().toString());
+  }
+
   public static void main(String[] args) {
     CommandLine cli = new CommandLine(new BenchMain()).setCaseInsensitiveEnumValuesAllowed(true);
     cli.setParameterExceptionHandler((e, a) -> {
@@ -127,7 +138,7 @@ public final class BenchMain implements Callable<Integer> {
     long t0 = System.nanoTime();
     String mode = (quick ? "quick" : "full") + ", " + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ", sections "
         + sections + ", kill seed " + killSeed;
-    progress.println("muster bench: " + mode + "; logs in " + logs);
+    progress.println("muster bench: " + mode + "; " + Machine.etcd() + "; logs in " + logs);
     List<String> failures = new java.util.ArrayList<>();
     List<JmhSuite.Row> jmh = List.of();
     if (sections.contains(Section.jmh)) {

@@ -1,9 +1,11 @@
 package dev.muster.chaos;
 
+import dev.muster.testing.EtcdBinary;
 import dev.muster.testing.EtcdCluster;
 import dev.muster.testing.EtcdMember;
 import java.io.PrintStream;
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,12 +41,20 @@ public final class Chaos {
 
   public Outcome run() {
     long start = System.nanoTime();
-    try (EtcdCluster etcd = EtcdCluster.builder().members(config.members()).build().start();
+    Path target = EtcdBinary.locate();
+    EtcdCluster.Builder cluster = EtcdCluster.builder().members(config.members());
+    if (config.upgradeFrom() != null) {
+      cluster.binary(config.upgradeFrom());
+    }
+    try (EtcdCluster etcd = cluster.build().start();
          Oracle oracle = new Oracle(etcd.endpoints(), config.bound())) {
-      ClusterFaults faults = new ClusterFaults(etcd);
+      ClusterFaults faults = new ClusterFaults(etcd, target);
       List<URI> urls = etcd.members().stream().map(EtcdMember::clientUrl).toList();
       out.printf("muster chaos: %d schedule(s) of %d steps on %d etcd member(s) (%s), %d side by side; seed %d%n",
           config.count(), config.steps(), config.members(), etcd.endpointsString(), config.parallel(), config.seed());
+      out.printf("muster chaos: etcd %s%s%n", versionOf(target), config.upgradeFrom() == null ? ""
+          : ", the cluster started on " + versionOf(config.upgradeFrom()) + " (the first rolling-upgrade step moves"
+              + " it)");
       List<ScheduleRun.Result> failures = runAll(oracle, faults, urls, start);
       List<String> minimized = new ArrayList<>();
       for (ScheduleRun.Result f : failures) {
@@ -52,12 +62,17 @@ public final class Chaos {
       }
       Outcome outcome = new Outcome(config.count(), tally.get("steps"), failures.size(),
           Duration.ofNanos(System.nanoTime() - start));
-      ChaosReport report = new ChaosReport(config, outcome, tally);
+      ChaosReport report = new ChaosReport(config, outcome, tally, versionOf(target),
+          config.upgradeFrom() == null ? null : versionOf(config.upgradeFrom()));
       report.writeFailures(failures, minimized, faults.log());
       report.summary().forEach(out::println);
       report.writeSummary();
       return outcome;
     }
+  }
+
+  private static String versionOf(Path binary) {
+    return EtcdBinary.version(binary).map(Object::toString).orElse("? (" + binary + ")");
   }
 
   private List<ScheduleRun.Result> runAll(Oracle oracle, ClusterFaults faults, List<URI> urls, long start) {

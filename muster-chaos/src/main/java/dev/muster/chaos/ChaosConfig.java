@@ -22,9 +22,11 @@ import java.util.Objects;
  * @param minimize replay a diverged schedule's prefixes alone to find the shortest that still fails
  * @param negativeControl caches use the lab's negative-control resume ("from now"): the checker must find
  *     divergences, which shows it can
+ * @param upgradeFrom an older etcd binary (3.4.23) the cluster starts on, so that the first rolling-upgrade step
+ *     moves its members to the run's etcd; null: the cluster runs the run's etcd from the start
  */
 public record ChaosConfig(int schedules, long seed, List<Long> seeds, int steps, int members, int parallel,
-    Duration bound, Path out, boolean minimize, boolean negativeControl) {
+    Duration bound, Path out, boolean minimize, boolean negativeControl, Path upgradeFrom) {
 
   public ChaosConfig {
     Objects.requireNonNull(seeds, "seeds");
@@ -43,10 +45,20 @@ public record ChaosConfig(int schedules, long seed, List<Long> seeds, int steps,
     if (parallel < 1 || parallel > 64) {
       throw new InvalidInputException("parallel", parallel, "use 1 to 64 schedules side by side");
     }
+    if (upgradeFrom != null && members != 3) {
+      throw new InvalidInputException("upgrade-from", upgradeFrom, "a rolling upgrade needs --members 3 (one member"
+          + " cannot be upgraded while the others serve)");
+    }
     if (bound.compareTo(Duration.ofSeconds(5)) < 0) {
       throw new InvalidInputException("bound", bound, "use at least 5s: a quiet point waits this long for a"
           + " cache to catch up after etcd restarts");
     }
+  }
+
+  /** As above, the cluster on the run's etcd from the start. */
+  public ChaosConfig(int schedules, long seed, List<Long> seeds, int steps, int members, int parallel,
+      Duration bound, Path out, boolean minimize, boolean negativeControl) {
+    this(schedules, seed, seeds, steps, members, parallel, bound, out, minimize, negativeControl, null);
   }
 
   /** The number of schedules this configuration runs. */

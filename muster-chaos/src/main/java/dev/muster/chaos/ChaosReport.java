@@ -20,11 +20,16 @@ final class ChaosReport {
   private final ChaosConfig config;
   private final Chaos.Outcome outcome;
   private final Tally tally;
+  private final String etcdVersion;
+  private final String upgradedFrom;
 
-  ChaosReport(ChaosConfig config, Chaos.Outcome outcome, Tally tally) {
+  /** {@code upgradedFrom}: the version the cluster started on before its rolling upgrade, or null. */
+  ChaosReport(ChaosConfig config, Chaos.Outcome outcome, Tally tally, String etcdVersion, String upgradedFrom) {
     this.config = config;
     this.outcome = outcome;
     this.tally = tally;
+    this.etcdVersion = etcdVersion;
+    this.upgradedFrom = upgradedFrom;
   }
 
   static String progress(int done, int total, ScheduleRun.Result r, int divergences, Duration elapsed) {
@@ -73,9 +78,10 @@ final class ChaosReport {
 
   List<String> summary() {
     List<String> lines = new ArrayList<>();
-    lines.add(String.format("muster chaos: %d schedule(s), %d steps on %d member(s) in %s: %d divergence(s)%s",
-        outcome.schedules(), outcome.steps(), config.members(), clock(outcome.took()), outcome.divergences(),
-        outcome.passed() ? "" : " (see " + config.out().resolve("failures.txt") + ")"));
+    lines.add(String.format("muster chaos: %d schedule(s), %d steps on %d member(s) of etcd %s%s in %s: %d"
+            + " divergence(s)%s", outcome.schedules(), outcome.steps(), config.members(), etcdVersion,
+        upgradedFrom == null ? "" : " (upgraded from " + upgradedFrom + ")", clock(outcome.took()),
+        outcome.divergences(), outcome.passed() ? "" : " (see " + config.out().resolve("failures.txt") + ")"));
     StringBuilder exercised = new StringBuilder("  exercised:");
     for (Map.Entry<String, Long> e : tally.snapshot().entrySet()) {
       if (!e.getKey().equals("steps") && !e.getKey().equals("divergences")) {
@@ -89,8 +95,9 @@ final class ChaosReport {
 
   void writeSummary() {
     StringBuilder b = new StringBuilder();
-    b.append(String.format("schedules %d%nsteps per schedule %d%nmembers %d%nside by side %d%nfirst seed %d%n"
-            + "bound %d s%nnegative control %s%nelapsed %s%ndivergences %d%n", outcome.schedules(), config.steps(),
+    b.append(String.format("etcd %s%nupgraded from %s%nschedules %d%nsteps per schedule %d%nmembers %d%n"
+            + "side by side %d%nfirst seed %d%nbound %d s%nnegative control %s%nelapsed %s%ndivergences %d%n",
+        etcdVersion, upgradedFrom == null ? "-" : upgradedFrom, outcome.schedules(), config.steps(),
         config.members(), config.parallel(), config.seed(), config.bound().toSeconds(), config.negativeControl(),
         clock(outcome.took()), outcome.divergences()));
     tally.snapshot().forEach((k, v) -> b.append(k).append(' ').append(v).append('\n'));

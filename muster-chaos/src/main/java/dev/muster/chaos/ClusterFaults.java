@@ -1,7 +1,9 @@
 package dev.muster.chaos;
 
+import dev.muster.testing.EtcdBinary;
 import dev.muster.testing.EtcdCluster;
 import dev.muster.testing.EtcdMember;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,7 +11,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The faults that act on the etcd processes every schedule shares: SIGKILL and restart of a member, of the leader,
- * of a majority. One runs at a time. A schedule that asks for one while another schedule's fault runs waits for
+ * of a majority, and a rolling upgrade (or restart) of every member in turn. One runs at a time. A schedule that asks for one while another schedule's fault runs waits for
  * it and <em>joins</em> it (the cluster just went through a fault; a second one right behind it would only slow
  * every schedule down), so the cluster is restarted at most as often as one schedule asks.
  *
@@ -21,14 +23,17 @@ final class ClusterFaults {
   private static final Duration HEAL = Duration.ofSeconds(60);
 
   private final EtcdCluster cluster;
+  private final Path target;
   private final long startNanos = System.nanoTime();
   private final ReentrantLock faultLock = new ReentrantLock();
   private final List<String> log = new ArrayList<>(); // guarded by itself
   private volatile long generation;
   private String lastFault = ""; // guarded by faultLock
 
-  ClusterFaults(EtcdCluster cluster) {
+  /** Faults on {@code cluster}; a rolling upgrade moves every member to {@code target} (the run's etcd). */
+  ClusterFaults(EtcdCluster cluster, Path target) {
     this.cluster = cluster;
+    this.target = target;
   }
 
   int members() {
@@ -66,6 +71,28 @@ final class ClusterFaults {
       cluster.killMajority();
       Oracle.sleep(down);
       cluster.bringBackAll();
+    });
+  }
+
+  /**
+   * Each member in turn, in index order: SIGTERM, a restart from its data on the run's etcd binary, a healthy cluster
+   * before the next. {@code meanwhile} (writes the other two members take) runs while the first member is down. On a
+   * cluster started on an older line the first one upgrades it; later ones restart it.
+   */
+  String rollingUpgrade(String by, Runnable meanwhile) {
+    String version = EtcdBinary.version(target).map(Object::toString).orElse(target.toString());
+    boolean upgrade = cluster.members().stream().anyMatch(m -> !m.binary().equals(target));
+    return run(by, (upgrade ? "rolling upgrade to " : "rolling restart on ") + version, () -> {
+      boolean first = true;
+      for (EtcdMember m : cluster.members()) {
+        m.stop();
+        if (first) {
+          meanwhile.run();
+          first = false;
+        }
+        m.restart(target, HEAL);
+        cluster.awaitHealthy(HEAL);
+      }
     });
   }
 

@@ -35,7 +35,13 @@ enum Op {
   /** SIGKILL of the leader (three members); writes go to the survivors; it is restarted. */
   LEADER_KILL(0, 4),
   /** SIGKILL of two of three members: no quorum until they are restarted. */
-  MAJORITY_LOSS(0, 2);
+  MAJORITY_LOSS(0, 2),
+  /**
+   * Each member in turn SIGTERMed and restarted from its data on the run's etcd (three members): a rolling upgrade
+   * when the run started on an older line ({@code --upgrade-from}), a rolling restart after that. Last, with weight 0
+   * for one member, so the one-member schedules of every seed are what they were before it existed.
+   */
+  ROLLING_UPGRADE(0, 1);
 
   private final int weightOneMember;
   private final int weightThreeMembers;
@@ -51,7 +57,7 @@ enum Op {
 
   /** Whether the operation acts on the shared cluster, and so on every schedule running. */
   boolean global() {
-    return this == RESTART || this == LEADER_KILL || this == MAJORITY_LOSS;
+    return this == RESTART || this == LEADER_KILL || this == MAJORITY_LOSS || this == ROLLING_UPGRADE;
   }
 
   String label() {

@@ -71,6 +71,7 @@ record Schedule(int index, long seed, int members, List<Step> steps) {
       case RESTART -> new Step(op, 200 + r.nextInt(1300), r.nextInt(members), 0, writes(r, 1 + r.nextInt(3), false));
       case LEADER_KILL -> new Step(op, 500 + r.nextInt(1500), 0, 0, writes(r, 1 + r.nextInt(3), false));
       case MAJORITY_LOSS -> new Step(op, 500 + r.nextInt(1500), 0, 0, List.of());
+      case ROLLING_UPGRADE -> new Step(op, 0, 0, 0, writes(r, 1 + r.nextInt(3), false));
     };
   }
 

@@ -204,6 +204,8 @@ final class ScheduleRun {
           () -> s.writes().forEach(this::write)), "leader kills", false);
       case MAJORITY_LOSS -> global(s, () -> faults.killMajority(name(), Duration.ofMillis(s.millis())),
           "majority losses", false);
+      case ROLLING_UPGRADE -> global(s, () -> faults.rollingUpgrade(name(), () -> s.writes().forEach(this::write)),
+          "rolling upgrades", false);
     };
   }
 

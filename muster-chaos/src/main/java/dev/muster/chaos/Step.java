@@ -57,6 +57,7 @@ record Step(Op op, int millis, int variant, int target, List<Write> writes) {
       case RESTART -> "etcd kill -9 member " + variant + ", down " + millis + "ms" + w;
       case LEADER_KILL -> "kill leader, down " + millis + "ms" + w;
       case MAJORITY_LOSS -> "kill majority, down " + millis + "ms";
+      case ROLLING_UPGRADE -> "rolling upgrade: each member SIGTERMed and restarted from its data" + w;
     };
   }
 }

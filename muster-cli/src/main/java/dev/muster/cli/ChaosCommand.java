@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -26,6 +27,14 @@ import picocli.CommandLine.Option;
 final class ChaosCommand implements Callable<Integer> {
   @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
   boolean help;
+
+  @Mixin
+  EtcdBinaryOptions etcdBinary;
+
+  @Option(names = "--upgrade-from", paramLabel = "FILE",
+      description = "Start the 3-member cluster on this older etcd binary (e.g. 3.4.23's): the first rolling-upgrade"
+          + " step moves every member to --etcd-bin's etcd, under the schedules' load.")
+  Path upgradeFrom;
 
   @Option(names = "--schedules", paramLabel = "N", defaultValue = "100",
       description = "How many schedules (default ${DEFAULT-VALUE}).")
@@ -79,7 +88,8 @@ final class ChaosCommand implements Callable<Integer> {
           + " like 'chaos " + members + " 42'");
     }
     ChaosConfig config = new ChaosConfig(schedules, first, seeds, steps, members, side, bound, out,
-        !noMinimize, negativeControl);
+        !noMinimize, negativeControl, upgradeFrom == null ? null
+            : EtcdBinaryOptions.checked(upgradeFrom, "--upgrade-from"));
     Chaos.Outcome outcome = new Chaos(config, new PrintStream(System.out, true)).run();
     return outcome.passed() ? 0 : Errors.FAILURE;
   }

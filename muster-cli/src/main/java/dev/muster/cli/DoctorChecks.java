@@ -55,6 +55,12 @@ final class DoctorChecks {
     TreeSet<String> versions = new TreeSet<>();
     for (MemberStatus s : status) {
       String member = name.apply(s.endpoint());
+      if (s.refused()) {
+        out.add(DoctorFinding.warning("member " + member + "'s status could not be read: " + s.failure(),
+            "run doctor as etcd's root user, or as a user with etcd's root role (etcdctl user grant-role USER root):"
+                + " etcd 3.5.28 to 3.5.31 answer a member's status only to root, earlier and later ones to any user"));
+        continue;
+      }
       if (!s.answered()) {
         out.add(DoctorFinding.error("member " + member + " does not answer (" + s.failure() + ")",
             "check that its process runs and is not stopped or frozen, and read its log; until it is back the"

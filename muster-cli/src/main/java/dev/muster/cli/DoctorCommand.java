@@ -225,7 +225,7 @@ final class DoctorCommand implements Callable<Integer> {
               .put("dbSize", s.dbSize()).put("raftTerm", s.raftTerm()).put("raftIndex", s.raftIndex())
               .put("raftAppliedIndex", s.raftAppliedIndex());
         } else {
-          n.put("failure", s.failure());
+          n.put("failure", s.failure()).put("refused", s.refused());
         }
         JsonLines.print(out, n);
       }
@@ -253,7 +253,8 @@ final class DoctorCommand implements Callable<Integer> {
           ? new String[] {name, s.endpoint().toString(), s.isLeader() ? "leader" : "follower", s.version(),
               SizeConverter.show(s.dbSize()), Long.toString(s.raftTerm()), Long.toString(s.raftIndex()),
               Long.toString(s.raftAppliedIndex())}
-          : new String[] {name, s.endpoint().toString(), "NO ANSWER", "-", "-", "-", "-", "-"});
+          : new String[] {name, s.endpoint().toString(), s.refused() ? "REFUSED" : "NO ANSWER", "-", "-", "-", "-",
+              "-"});
     }
     Tables.printAligned(out, rows);
     int instances = layout.services().stream().mapToInt(DoctorChecks.ServiceCount::total).sum();

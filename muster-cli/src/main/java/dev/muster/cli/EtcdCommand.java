@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -35,6 +36,9 @@ import picocli.CommandLine.Model.CommandSpec;
 final class EtcdCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
+
+  @Mixin
+  EtcdBinaryOptions etcdBinary;
 
   @Option(names = "--members", paramLabel = "N", defaultValue = "1",
       description = "Number of members: 1, 3 or 5 (default ${DEFAULT-VALUE}).")

@@ -3,12 +3,16 @@ package dev.muster.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.muster.testing.ChildProcess;
+import dev.muster.testing.EtcdBinary;
+import dev.muster.testing.EtcdLaunchException;
 import dev.muster.testing.Executables;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * etcd's own snapshot tool, {@code etcdctl} (Debian's etcd-client), for what only etcd can say about a snapshot
@@ -17,7 +21,8 @@ import java.util.List;
  * call is one child process, killed by pid if it outlives its limit. Stateless apart from the binary's path.
  */
 final class Etcdctl {
-  static final String INSTALL = "apt-get install -y etcd-client";
+  static final String INSTALL = "./muster etcd-install (etcd and etcdctl into the project's .cache/etcd), or"
+      + " apt-get install -y etcd-client";
   private static final Duration LIMIT = Duration.ofMinutes(2);
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
@@ -30,15 +35,30 @@ final class Etcdctl {
     this.binary = binary;
   }
 
-  /** The {@code etcdctl} on PATH (or in /usr/bin ...); a {@link Errors.UsageException} saying how to install it. */
+  /**
+   * The {@code etcdctl} beside the etcd this command would start (the same release: the project's cache holds both),
+   * else the one on PATH (or in /usr/bin ...); a {@link Errors.UsageException} saying how to install it.
+   */
   static Etcdctl locate() {
-    return new Etcdctl(Executables.find("etcdctl").orElseThrow(() -> new Errors.UsageException(
+    return new Etcdctl(find().orElseThrow(() -> new Errors.UsageException(
         "etcdctl is not installed (etcd's snapshot tool, package etcd-client): " + INSTALL)));
   }
 
   /** Whether there is one to run. */
   static boolean available() {
-    return Executables.find("etcdctl").isPresent();
+    return find().isPresent();
+  }
+
+  private static Optional<Path> find() {
+    try {
+      Path beside = EtcdBinary.locate().resolveSibling("etcdctl");
+      if (Files.isExecutable(beside)) {
+        return Optional.of(beside);
+      }
+    } catch (EtcdLaunchException e) {
+      // no etcd configured or installed: etcdctl from PATH, if any
+    }
+    return Executables.find("etcdctl");
   }
 
   /** The status of {@code snapshot}; a {@link Errors.UsageException} with etcdctl's reason when it cannot read it. */

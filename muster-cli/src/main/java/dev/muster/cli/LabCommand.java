@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -33,6 +34,16 @@ import picocli.CommandLine.Model.CommandSpec;
 final class LabCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
+
+  @Mixin
+  EtcdBinaryOptions etcdBinary;
+
+  @Option(names = "--etcd-old-bin", paramLabel = "FILE",
+      description = "The older etcd line rolling_upgrade starts on (default: $MUSTER_ETCD_OLD_BIN, else the project's"
+          + " .cache/etcd/old, etcd 3.4.23, which ./muster fetches).")
+  void etcdOldBin(Path binary) {
+    System.setProperty("muster.etcd.old.bin", EtcdBinaryOptions.checked(binary, "--etcd-old-bin").toString());
+  }
 
   @Parameters(arity = "0..*", paramLabel = "SCENARIO", description = "Scenarios to run (default: all; see --list).")
   List<String> names = new ArrayList<>();
@@ -87,7 +98,8 @@ final class LabCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new Errors.UsageException(e.getMessage());
     }
-    o.printf("muster lab: %d scenario(s), logs and reports in %s%n", selected.size(), out.toAbsolutePath());
+    o.printf("muster lab: %d scenario(s) on %s, logs and reports in %s%n", selected.size(),
+        EtcdBinaryOptions.describe(), out.toAbsolutePath());
     o.flush();
     List<ScenarioResult> results = lab.run(selected, out);
     long passed = results.stream().filter(ScenarioResult::passed).count();

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -37,6 +38,9 @@ import picocli.CommandLine.Spec;
 final class SimTtlCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
+
+  @Mixin
+  EtcdBinaryOptions etcdBinary;
 
   @Option(names = "--heartbeat", paramLabel = "D", defaultValue = "5s", converter = DurationConverter.class,
       description = "Seed 003's model: the heartbeat interval (default ${DEFAULT-VALUE}).")

@@ -132,6 +132,9 @@ final class SnapshotCommand implements Runnable {
       + " service once restored into a private etcd, and with --against those of the live cluster. Exit 0 when all"
       + " agree, 1 with warnings only, 2 on any error (bad checksum, unreadable snapshot, a service that differs).")
   static final class Verify extends Subcommand {
+    @Mixin
+    EtcdBinaryOptions etcdBinary;
+
     @Option(names = "--against", description = "Also count the live cluster's instances (the one --endpoints or"
         + " $MUSTER_ENDPOINTS names, with the TLS and auth options) and name each service that differs (default:"
         + " the snapshot alone).")

@@ -24,7 +24,7 @@ class DoctorChecksTest {
   private static final Function<URI, String> NAME = u -> u.equals(A) ? "m0" : "m1";
 
   private static MemberStatus member(URI endpoint, String id, String leader, long db, String version) {
-    return new MemberStatus(endpoint, null, id, version, db, db, leader, 2, 10, 10, false, List.of());
+    return new MemberStatus(endpoint, null, false, id, version, db, db, leader, 2, 10, 10, false, List.of());
   }
 
   @Test

@@ -12,12 +12,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The command line over mutual TLS: a real {@code muster.jar} process against an etcd that serves only TLS. */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
+@Tag("etcd-versions") // also run on etcd 3.4.23: see the etcd-3.4 failsafe execution
 class TlsCommandIT {
   private static final TestPki PKI = TestPki.create(TempDirs.create("muster-tls-cli-"));
   private static final Duration EXIT = Duration.ofSeconds(30);

@@ -14,6 +14,7 @@ import dev.muster.testing.EtcdCluster;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * service only cannot list the namespace, and the gateway says so in {@code _muster-status} instead of failing.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
+@Tag("etcd-versions") // also run on etcd 3.4.23: see the etcd-3.4 failsafe execution
 class DnsAuthIT {
   @RegisterExtension
   static EtcdCluster etcd = EtcdCluster.builder().members(1).auth().build();

@@ -30,14 +30,15 @@ import java.util.Optional;
  */
 public final class EtcdMaintenance implements AutoCloseable {
   /**
-   * One member's answer to a status call made to {@code endpoint}. When it did not answer within the timeout,
-   * {@code failure} says why and the numbers are 0 (ids empty).
+   * One member's answer to a status call made to {@code endpoint}. When it did not answer within the timeout, or
+   * refused (etcd 3.5.28 to 3.5.31 answer the status call only to root once auth is on), {@code failure} says why
+   * and the numbers are 0 (ids empty); {@code refused} tells a refusal, which names the grant it needs, from silence.
    *
    * @param memberId the answering member's id in hex, as {@code etcdctl} prints it
    * @param leaderId the leader's id in hex as this member sees it; empty (or "0") when it has none
    * @param errors the member's own errors (such as a NOSPACE alarm raised)
    */
-  public record MemberStatus(URI endpoint, String failure, String memberId, String version, long dbSize,
+  public record MemberStatus(URI endpoint, String failure, boolean refused, String memberId, String version, long dbSize,
       long dbSizeInUse, String leaderId, long raftTerm, long raftIndex, long raftAppliedIndex, boolean learner,
       List<String> errors) {
     public MemberStatus {
@@ -45,8 +46,14 @@ public final class EtcdMaintenance implements AutoCloseable {
       errors = List.copyOf(errors);
     }
 
+    /** A member that did not answer (within the timeout, or at all). */
     public static MemberStatus failed(URI endpoint, String failure) {
-      return new MemberStatus(endpoint, failure, "", "", 0, 0, "", 0, 0, 0, false, List.of());
+      return new MemberStatus(endpoint, failure, false, "", "", 0, 0, "", 0, 0, 0, false, List.of());
+    }
+
+    /** A member that answered by refusing the caller; {@code why} names the user and the grant it needs. */
+    public static MemberStatus refused(URI endpoint, String why) {
+      return new MemberStatus(endpoint, why, true, "", "", 0, 0, "", 0, 0, 0, false, List.of());
     }
 
     public boolean answered() {

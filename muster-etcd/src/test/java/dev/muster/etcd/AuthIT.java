@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * ({@code qa}); root by its certificate.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
+@Tag("etcd-versions") // also run on etcd 3.4.23: see the etcd-3.4 failsafe execution
 class AuthIT {
   private static final Path DIR = TempDirs.create("muster-auth-it-");
   private static final TestPki PKI = TestPki.create(DIR.resolve("pki"));

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * "compacted" and the cache resyncs, which each test also checks, so a test cannot pass by missing the shape.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
+@Tag("etcd-versions") // also run on etcd 3.4.23: see the etcd-3.4 failsafe execution
 class ResumeAtCompactionIT {
   @RegisterExtension
   static EtcdCluster etcd = EtcdCluster.builder().members(1).build();

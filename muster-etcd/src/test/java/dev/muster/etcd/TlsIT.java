@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * signed by its CA ({@code --client-cert-auth}); the certificates are made by {@link TestPki} with openssl.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
+@Tag("etcd-versions") // also run on etcd 3.4.23: see the etcd-3.4 failsafe execution
 class TlsIT {
   private static final TestPki PKI = TestPki.create(TempDirs.create("muster-tls-it-"));
 

@@ -16,12 +16,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** On an etcd with auth: a resolver whose user may not read the service reports etcd's refusal, as a gRPC status. */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
+@Tag("etcd-versions") // also run on etcd 3.4.23: see the etcd-3.4 failsafe execution
 class MusterResolverAuthIT {
   @RegisterExtension
   static EtcdCluster etcd = EtcdCluster.builder().members(1).auth().build();

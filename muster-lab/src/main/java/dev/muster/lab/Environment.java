@@ -11,7 +11,11 @@ final class Environment {
 
   static String describe() {
     StringBuilder sb = new StringBuilder();
-    sb.append("etcd: ").append(EtcdBinary.version().map(v -> "etcd Version: " + v).orElse("unknown")).append('\n');
+    sb.append("etcd: ").append(EtcdBinary.version().map(v -> "etcd Version: " + v).orElse("unknown"))
+        .append(binary(EtcdBinary::locate)).append('\n');
+    sb.append("etcd, older line (rolling_upgrade starts on it): ")
+        .append(EtcdBinary.locateOld().flatMap(EtcdBinary::version).map(v -> "etcd Version: " + v).orElse("none"))
+        .append(EtcdBinary.locateOld().map(p -> " (" + p + ")").orElse("")).append('\n');
     sb.append("java: ").append(System.getProperty("java.vm.name")).append(' ')
         .append(System.getProperty("java.runtime.version")).append('\n');
     sb.append("os: ").append(System.getProperty("os.name")).append(' ').append(System.getProperty("os.version"))
@@ -20,6 +24,14 @@ final class Environment {
     sb.append("memory: ").append(memory()).append('\n');
     sb.append("cpu: ").append(cpu()).append('\n');
     return sb.toString();
+  }
+
+  private static String binary(java.util.function.Supplier<Path> locate) {
+    try {
+      return " (" + locate.get() + ")";
+    } catch (RuntimeException e) {
+      return "";
+    }
   }
 
   private static String memory() {

@@ -20,6 +20,7 @@ import dev.muster.lab.scenarios.NotReadyUntilWarm;
 import dev.muster.lab.scenarios.ReconnectStorm;
 import dev.muster.lab.scenarios.RegistryDownInstanceCrash;
 import dev.muster.lab.scenarios.RegistryDownKeepVsClear;
+import dev.muster.lab.scenarios.RollingUpgrade;
 import dev.muster.lab.scenarios.SharedDependencyBlip;
 import dev.muster.lab.scenarios.SigcontDetectsLeaseLoss;
 import dev.muster.lab.scenarios.SigstopStaleWindow;
@@ -62,7 +63,8 @@ public final class Scenarios {
         new NotReadyUntilWarm(),
         new SharedDependencyBlip(),
         new SlowStartAfterRecovery(),
-        new MaxStaleFailClosed());
+        new MaxStaleFailClosed(),
+        new RollingUpgrade()); // issue 32: the etcd teams run
   }
 
   /** SPEC §6 scenarios not built yet; listed so the output says so plainly. */

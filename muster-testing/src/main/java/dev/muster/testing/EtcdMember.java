@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -36,7 +37,7 @@ public final class EtcdMember {
   private final int peerPort;
   private final Path dataDir;
   private final Path logFile;
-  private final Path binary;
+  private Path binary;
   private List<String> args = List.of();
   private Process process;
   private boolean paused;
@@ -173,6 +174,36 @@ public final class EtcdMember {
   public void restart() {
     restart(Duration.ofSeconds(30));
   }
+
+  /**
+   * {@link #restart(Duration)} on another etcd binary, the way an operator upgrades a member: the same data
+   * directory, name and ports, the new version's process. etcd takes a data directory of the line before (3.4 to
+   * 3.5), not the other way. The member runs {@code binary} from then on, also after later restarts.
+   */
+  public synchronized void restart(Path binary, Duration timeout) {
+    if (isRunning()) {
+      throw new IllegalStateException("etcd member " + name + " is still running (pid " + process.pid()
+          + "): stop() it before restarting it on " + binary);
+    }
+    this.binary = java.util.Objects.requireNonNull(binary, "binary");
+    restart(timeout);
+  }
+
+  /** The etcd binary this member runs (or ran last, or will run at its next start). */
+  public synchronized Path binary() {
+    return binary;
+  }
+
+  /**
+   * What the member says of its versions ({@code /version}): its own server version and the cluster's version (the
+   * lowest line among the members, {@code 3.4.0} until every member runs 3.5); empty when it does not answer.
+   */
+  public Optional<Versions> versions() {
+    return EtcdHttp.versions(clientUrl(), Duration.ofSeconds(2)).map(v -> new Versions(v.server(), v.cluster()));
+  }
+
+  /** A member's server version and its cluster's version, as {@code /version} reports them. */
+  public record Versions(String server, String cluster) {}
 
   /** The last {@code lines} lines of the member's log, for error messages. */
   public String logTail(int lines) {

@@ -36,7 +36,8 @@ public final class Machine {
     }
   }
 
-  private static String etcd() {
+  /** The etcd the bench starts, {@code etcd 3.5.30}: in the header and in the machine line of every report. */
+  public static String etcd() {
     return EtcdBinary.version().map(v -> "etcd " + v).orElse("etcd unknown");
   }
 }

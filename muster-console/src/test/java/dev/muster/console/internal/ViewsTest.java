@@ -63,7 +63,7 @@ class ViewsTest {
 
   @Test
   void theClusterNamesTheLeaderAndTheDbShareOfTheQuota() {
-    EtcdMaintenance.MemberStatus up = new EtcdMaintenance.MemberStatus(URI.create("http://127.0.0.1:2379"), null,
+    EtcdMaintenance.MemberStatus up = new EtcdMaintenance.MemberStatus(URI.create("http://127.0.0.1:2379"), null, false,
         "aa", "3.4.23", 512L * 1024 * 1024, 100, "aa", 2, 14, 14, false, List.of());
     EtcdMaintenance.MemberStatus down = EtcdMaintenance.MemberStatus.failed(URI.create("http://127.0.0.1:2389"),
         "DEADLINE_EXCEEDED");

@@ -83,19 +83,23 @@ public final class EtcdInspector implements AutoCloseable {
     List<MemberStatus> out = new ArrayList<>();
     for (int i = 0; i < endpoints.size(); i++) {
       Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-      out.add(status(endpoints.get(i), calls.get(i), left, timeout));
+      out.add(status(config, endpoints.get(i), calls.get(i), left, timeout));
     }
     return out;
   }
 
-  private static MemberStatus status(URI endpoint, CompletableFuture<StatusResponse> call, Duration left,
-      Duration timeout) {
+  private static MemberStatus status(EtcdConfig config, URI endpoint, CompletableFuture<StatusResponse> call,
+      Duration left, Duration timeout) {
     try {
       StatusResponse r = EtcdOps.await("read the status of " + endpoint, call, left);
-      return new MemberStatus(endpoint, null, hex(r.getHeader().getMemberId()), r.getVersion(), r.getDbSize(),
+      return new MemberStatus(endpoint, null, false, hex(r.getHeader().getMemberId()), r.getVersion(), r.getDbSize(),
           r.getDbSizeInUse(), hex(r.getLeader()), r.getRaftTerm(), r.getRaftIndex(), r.getRaftAppliedIndex(),
           r.isLearner(), r.getErrorList());
     } catch (EtcdOps.EtcdCallException e) {
+      if (e.kind() == EtcdErrors.Kind.DENIED || e.kind() == EtcdErrors.Kind.UNAUTHENTICATED) {
+        return MemberStatus.refused(endpoint, EtcdErrors.refusal(config, e.kind(), "read the status of member "
+            + endpoint, "etcd's root role (etcd 3.5.28 to 3.5.31 answer it only to root)", e.getCause()));
+      }
       return MemberStatus.failed(endpoint, e.getCause() instanceof java.util.concurrent.TimeoutException
           ? "no answer within " + timeout.toMillis() + " ms" : EtcdErrors.describe(e.getCause()));
     } catch (RuntimeException e) {

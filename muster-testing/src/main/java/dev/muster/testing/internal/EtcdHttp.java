@@ -126,6 +126,15 @@ public final class EtcdHttp {
 
   private EtcdHttp() {}
 
+  /** What {@code /version} says: the member's server version and the cluster version, e.g. 3.5.30 and 3.4.0. */
+  public record Versions(String server, String cluster) {}
+
+  /** The member's versions, or empty when it does not answer {@code /version} within {@code timeout}. */
+  public static Optional<Versions> versions(URI clientUrl, Duration timeout) {
+    return get(clientUrl.resolve("/version"), timeout)
+        .map(body -> new Versions(body.path("etcdserver").asText(), body.path("etcdcluster").asText()));
+  }
+
   /** True when the member answers {@code /version}: the process serves clients, quorum or not. */
   public static boolean answers(URI clientUrl, Duration timeout) {
     return get(clientUrl.resolve("/version"), timeout).isPresent();
