@@ -31,7 +31,7 @@ class ScheduleTest {
   }
 
   @Test
-  void oneMemberNeverGetsLeaderKillsOrMajorityLossAndThreeMembersGetEveryOperation() {
+  void oneMemberNeverGetsLeaderKillsMajorityLossOrRollingUpgradesAndThreeMembersGetEveryOperation() {
     Set<Op> one = EnumSet.noneOf(Op.class);
     Set<Op> three = EnumSet.noneOf(Op.class);
     for (long seed = 0; seed < 200; seed++) {
@@ -39,8 +39,9 @@ class ScheduleTest {
       Schedule.generate(0, seed, 3, 20).steps().forEach(s -> three.add(s.op()));
     }
 
-    assertThat(one).doesNotContain(Op.LEADER_KILL, Op.MAJORITY_LOSS);
-    assertThat(one).containsAll(EnumSet.complementOf(EnumSet.of(Op.LEADER_KILL, Op.MAJORITY_LOSS)));
+    assertThat(one).doesNotContain(Op.LEADER_KILL, Op.MAJORITY_LOSS, Op.ROLLING_UPGRADE);
+    assertThat(one).containsAll(EnumSet.complementOf(EnumSet.of(Op.LEADER_KILL, Op.MAJORITY_LOSS,
+        Op.ROLLING_UPGRADE)));
     assertThat(three).containsExactlyInAnyOrder(Op.values());
   }
 

@@ -18,12 +18,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The cache on a 3-member cluster: leader loss under churn, and quorum loss. */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
+@Tag("etcd-versions") // also run on etcd 3.4.23: see the etcd-3.4 failsafe execution (requireLeader)
 class EndpointCacheClusterIT {
   @RegisterExtension
   static EtcdCluster etcd = EtcdCluster.builder().members(3).build();
