@@ -6,6 +6,7 @@ import dev.muster.lab.Scenario;
 import dev.muster.lab.ScenarioResult;
 import dev.muster.lab.Scenarios;
 import dev.muster.testing.ChildProcess;
+import dev.muster.testing.ClassDataArchive;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.net.URISyntaxException;
@@ -119,22 +120,26 @@ final class LabCommand implements Callable<Integer> {
 
   /**
    * How to start another muster process: this jar, or this classpath when run from classes (tests). The lab's
-   * processes are small and short-lived, so they run with the client compiler only and the serial collector: they
-   * start and warm up faster on a 2-core machine shared by a dozen JVMs and etcd.
+   * processes are small and short-lived, so they run with the client compiler only and the serial collector, and from
+   * the jar with its class-data archive (made once, beside the jar): they start and warm up faster on a 2-core
+   * machine shared by a dozen JVMs and etcd.
    */
   static List<String> musterCommand() {
     List<String> flags = new ArrayList<>(ChildProcess.FAST_START_JVM_FLAGS);
     flags.add("-Xss512k");
-    List<String> command = ChildProcess.javaCommand(flags, List.of());
     try {
       Path source = Path.of(Main.class.getProtectionDomain().getCodeSource().getLocation().toURI());
       if (Files.isRegularFile(source) && source.toString().endsWith(".jar")) {
+        List<String> withArchive = new ArrayList<>(flags);
+        withArchive.addAll(ClassDataArchive.flags(source, flags, List.of("ls", "--endpoints", "http://127.0.0.1:9")));
+        List<String> command = ChildProcess.javaCommand(withArchive, List.of());
         command.addAll(List.of("-jar", source.toString()));
         return command;
       }
     } catch (URISyntaxException | SecurityException e) {
       // fall through to the classpath
     }
+    List<String> command = ChildProcess.javaCommand(flags, List.of());
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName()));
     return command;
   }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.muster.testing.ChildProcess;
+import dev.muster.testing.ClassDataArchive;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,14 +23,22 @@ final class MusterJar {
    */
   static final List<String> JVM_FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
+  /** A run that loads most of what the commands load (picocli, jetcd, gRPC, Netty) and exits 4 at once. */
+  private static final List<String> TRAINING = List.of("ls", "--endpoints", "http://127.0.0.1:9");
+
   private MusterJar() {}
 
-  /** Starts {@code java JVM_FLAGS -jar muster.jar ARGS...}. */
+  static Path jar() {
+    return Path.of(System.getProperty("muster.jar", "target/muster.jar")).toAbsolutePath();
+  }
+
+  /** Starts {@code java JVM_FLAGS -jar muster.jar ARGS...}, with the jar's class-data archive when there is one. */
   static ChildProcess start(String... args) {
-    List<String> rest = new ArrayList<>(List.of("-jar", System.getProperty("muster.jar", "target/muster.jar")));
+    List<String> flags = new ArrayList<>(JVM_FLAGS);
+    flags.addAll(ClassDataArchive.flags(jar(), JVM_FLAGS, TRAINING));
+    List<String> rest = new ArrayList<>(List.of("-jar", jar().toString()));
     rest.addAll(List.of(args));
-    return ChildProcess.start("muster-" + (args.length == 0 ? "" : args[0]), ChildProcess.javaCommand(JVM_FLAGS,
-        rest));
+    return ChildProcess.start("muster-" + (args.length == 0 ? "" : args[0]), ChildProcess.javaCommand(flags, rest));
   }
 
   /** Runs {@code muster ARGS...} to completion (at most {@code limit}, else it fails) and returns it, exited. */

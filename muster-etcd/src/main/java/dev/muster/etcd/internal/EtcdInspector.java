@@ -98,7 +98,7 @@ public final class EtcdInspector implements AutoCloseable {
     } catch (EtcdOps.EtcdCallException e) {
       if (e.kind() == EtcdErrors.Kind.DENIED || e.kind() == EtcdErrors.Kind.UNAUTHENTICATED) {
         return MemberStatus.refused(endpoint, EtcdErrors.refusal(config, e.kind(), "read the status of member "
-            + endpoint, "etcd's root role (etcd 3.5.28 to 3.5.31 answer it only to root)", e.getCause()));
+            + endpoint, "etcd's root role", e.getCause()));
       }
       return MemberStatus.failed(endpoint, e.getCause() instanceof java.util.concurrent.TimeoutException
           ? "no answer within " + timeout.toMillis() + " ms" : EtcdErrors.describe(e.getCause()));
