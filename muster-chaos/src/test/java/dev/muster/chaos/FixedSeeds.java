@@ -21,6 +21,12 @@ final class FixedSeeds {
     return seeds;
   }
 
+  /** The first ({@code half} 0) or second ({@code half} 1) half of {@code seeds}, so two classes run side by side. */
+  static List<Long> half(List<Long> seeds, int half) {
+    int middle = (seeds.size() + 1) / 2;
+    return half == 0 ? seeds.subList(0, middle) : seeds.subList(middle, seeds.size());
+  }
+
   /**
    * Runs {@code seeds} (20 steps each; {@code parallel} side by side) on {@code members} members, the cluster started on
    * {@code upgradeFrom} when it is not null, and asserts every step kept every invariant. Returns what it printed.
