@@ -14,6 +14,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,14 +38,23 @@ public final class ServiceDirectory implements AutoCloseable {
   private final long staleTtl;
   private final String localZone;
   private final Clock clock;
+  private final Executor listenerExecutor; // null: the registry's delivery pool
   private final Map<String, Open> open = new HashMap<>(); // confined to the directory thread
   private boolean listed;
   private String lastProblem;
 
-  private record Open(NamespaceZone.Feed feed, EndpointCache cache) {}
+  /** {@code published} opens once the service's first set is in the zone, not merely in its cache. */
+  private record Open(NamespaceZone.Feed feed, EndpointCache cache, CountDownLatch published) {}
 
   public ServiceDirectory(EtcdRegistry registry, NamespaceZone zone, long ttlSeconds, long staleTtlSeconds,
       String localZone, Clock clock) {
+    this(registry, zone, ttlSeconds, staleTtlSeconds, localZone, clock, null);
+  }
+
+  /** As above, the caches' listeners run on {@code listenerExecutor} (a test's slow one), null for the default. */
+  ServiceDirectory(EtcdRegistry registry, NamespaceZone zone, long ttlSeconds, long staleTtlSeconds,
+      String localZone, Clock clock, Executor listenerExecutor) {
+    this.listenerExecutor = listenerExecutor;
     this.registry = registry;
     this.zone = zone;
     this.ttl = ttlSeconds;
@@ -89,22 +101,32 @@ public final class ServiceDirectory implements AutoCloseable {
   }
 
   /**
-   * Waits up to {@code timeout} for every cache opened so far to publish its first set; false if one did not, or the
-   * services were never listed. Called by the starting thread, before the directory thread runs.
+   * Waits up to {@code timeout} until the first set of every cache opened so far is in the zone; false if one is not,
+   * or the services were never listed. Called by the starting thread, before the directory thread runs.
+   *
+   * <p>A cache is ready when it holds its first set, but the zone gets the set only when the cache's listener has run
+   * on the delivery pool, later: waiting for the cache alone let a query just after the start find no records (the
+   * suite, on a loaded machine, saw NXDOMAIN for a service with three instances).
    */
   public boolean awaitCaches(Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
-    for (Open o : List.copyOf(open.values())) {
-      long left = deadline - System.nanoTime();
-      if (left <= 0 || !o.cache().awaitReady(Duration.ofNanos(left))) {
-        return false;
+    try {
+      for (Open o : List.copyOf(open.values())) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0 || !o.published().await(left, TimeUnit.NANOSECONDS)) {
+          return false;
+        }
       }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
     return listed;
   }
 
   private void open(String service) {
     NamespaceZone.Feed feed = new NamespaceZone.Feed(service);
+    CountDownLatch published = new CountDownLatch(1);
     EndpointListener listener = new EndpointListener() {
       private Instant staleSince; // the cache's notifier only
       private EndpointSet last = EndpointSet.EMPTY;
@@ -141,11 +163,15 @@ public final class ServiceDirectory implements AutoCloseable {
       private void publish() {
         zone.put(feed, ServiceRecords.build(service, zone.origin(), last, staleSince,
             staleSince == null ? ttl : staleTtl, localZone));
+        published.countDown();
       }
     };
-    EndpointCache cache = registry.watch(CacheConfig.builder(service).namespace(zone.namespace()).build(),
-        listener);
-    open.put(service, new Open(feed, cache));
+    CacheConfig.Builder config = CacheConfig.builder(service).namespace(zone.namespace());
+    if (listenerExecutor != null) {
+      config.listenerExecutor(listenerExecutor);
+    }
+    EndpointCache cache = registry.watch(config.build(), listener);
+    open.put(service, new Open(feed, cache, published));
     log.info("serving service {}/{}", zone.namespace(), service);
   }
 
