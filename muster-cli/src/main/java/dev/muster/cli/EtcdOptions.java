@@ -1,7 +1,9 @@
 package dev.muster.cli;
 
+import dev.muster.Durations;
 import dev.muster.etcd.EtcdConfig;
 import java.nio.file.Path;
+import java.time.Duration;
 import picocli.CommandLine.Option;
 
 /**
@@ -49,6 +51,12 @@ class EtcdOptions {
           + " password flag: a password on the command line shows in ps and in shell history.")
   Path passwordFile;
 
+  @Option(names = "--request-timeout", paramLabel = "D", converter = DurationConverter.class,
+      description = "Deadline of each etcd call the command makes itself (a registration's and a cache's loops keep"
+          + " their own), connecting, the TLS handshake and authentication included (default:"
+          + " $MUSTER_REQUEST_TIMEOUT, else 2s).")
+  Duration requestTimeout;
+
   @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
   boolean help;
 
@@ -81,6 +89,12 @@ class EtcdOptions {
     }
     if (etcdUser != null) {
       b.credentials(etcdUser, secret);
+    }
+    String timeoutEnv = blankToNull(env.apply("MUSTER_REQUEST_TIMEOUT"));
+    if (requestTimeout != null) {
+      b.requestTimeout(requestTimeout);
+    } else if (timeoutEnv != null) {
+      b.requestTimeout(Durations.parse("MUSTER_REQUEST_TIMEOUT", timeoutEnv));
     }
     return b.build();
   }

@@ -152,9 +152,11 @@ class AuthCommandIT {
         expired.certificate().toString(), "--key", expired.key().toString()))) {
       assertRefused(p, "etcd refused the TLS handshake");
     }
-    try (ChildProcess p = run(List.of("ls", "orders"), List.of("--endpoints", etcd.endpointsString(), "--cacert",
-        PKI.otherCa().toString(), "--cert", PKI.client("pa").certificate().toString(), "--key",
-        PKI.client("pa").key().toString()))) {
+    // A refusal is immediate, but on a loaded machine the JVM's first TLS handshake alone once took longer than the
+    // default 2 s request timeout, and ls reported "did not answer" (exit 4): give it time to be refused.
+    try (ChildProcess p = run(List.of("ls", "orders", "--request-timeout", "20s"), List.of("--endpoints",
+        etcd.endpointsString(), "--cacert", PKI.otherCa().toString(), "--cert", PKI.client("pa").certificate()
+        .toString(), "--key", PKI.client("pa").key().toString()))) {
       assertRefused(p, "etcd's certificate was not accepted");
     }
     try (ChildProcess ls = run(List.of("ls", "orders", "--json"), tls("root"))) {
