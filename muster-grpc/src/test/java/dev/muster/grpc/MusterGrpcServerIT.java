@@ -117,7 +117,9 @@ class MusterGrpcServerIT {
 
   @Test
   void closePublishesDrainingAndHealthNotServingThenCallsInFlightFinishThenTheKeyIsGone() throws Exception {
-    MusterGrpcServer s = server("p2", Duration.ofSeconds(1)).build().start();
+    // A 3 s drain: long enough that the waits below (health, the cache) fall inside it on a loaded machine, where a
+    // 1 s drain had once ended before them and the server was already STOPPING.
+    MusterGrpcServer s = server("p2", Duration.ofSeconds(3)).build().start();
     toClose.add(s);
     List<InstanceState> seen = new CopyOnWriteArrayList<>();
     EndpointCache cache = registry.watch(CacheConfig.builder(service).build(),
@@ -128,7 +130,7 @@ class MusterGrpcServerIT {
     ManagedChannel channel = channelTo(s.port());
     // Started before close: a SAY that outlives the drain period (so it is in flight at GOAWAY) and a stream.
     CompletableFuture<JsonNode> slowSay = new CompletableFuture<>();
-    ClientCalls.asyncUnaryCall(channel.newCall(Echo.SAY, CallOptions.DEFAULT), Echo.say("slow", 2_000),
+    ClientCalls.asyncUnaryCall(channel.newCall(Echo.SAY, CallOptions.DEFAULT), Echo.say("slow", 4_500),
         observer(slowSay, new CopyOnWriteArrayList<>()));
     List<JsonNode> streamed = new CopyOnWriteArrayList<>();
     CompletableFuture<JsonNode> streamDone = new CompletableFuture<>();
@@ -158,12 +160,12 @@ class MusterGrpcServerIT {
         .containsOnlyOnce(DRAINING);
     RegistrationEvent draining = events.stream().filter(e -> e.type() == DRAINING).findFirst().orElseThrow();
     assertThat(draining.revision()).isPositive();
-    assertThat(draining.detail()).contains("drain 1000 ms");
+    assertThat(draining.detail()).contains("drain 3000 ms");
     assertThat(registry.list(Instance.DEFAULT_NAMESPACE, service).instances()).isEmpty();
     assertThat(s.state()).isEqualTo(MusterGrpcServer.State.TERMINATED);
     assertThat(s.server().isTerminated()).isTrue();
-    assertThat(stopMs).isGreaterThanOrEqualTo(2_000); // not before the slow SAY and the stream ended
-    System.out.printf("[grpc server IT] drain 1 s, SAY 2 s and a 2.5 s stream in flight: close took %d ms%n",
+    assertThat(stopMs).isGreaterThanOrEqualTo(4_500); // not before the slow SAY and the stream ended
+    System.out.printf("[grpc server IT] drain 3 s, SAY 4.5 s and a 2.5 s stream in flight: close took %d ms%n",
         stopMs);
   }
 
