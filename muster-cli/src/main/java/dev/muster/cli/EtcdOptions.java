@@ -54,8 +54,15 @@ class EtcdOptions {
   @Option(names = "--request-timeout", paramLabel = "D", converter = DurationConverter.class,
       description = "Deadline of each etcd call the command makes itself (a registration's and a cache's loops keep"
           + " their own), connecting, the TLS handshake and authentication included (default:"
-          + " $MUSTER_REQUEST_TIMEOUT, else 2s).")
+          + " $MUSTER_REQUEST_TIMEOUT, else 5s, etcdctl's command timeout: a command's first call pays the connection,"
+          + " the TLS handshake and the password check).")
   Duration requestTimeout;
+
+  /**
+   * The CLI's default request timeout. The library's is 2 s, for a process whose connection is up; a command starts
+   * cold, and on a loaded 2-core machine its first call over TLS with a password once took longer than 2 s.
+   */
+  static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(5);
 
   @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
   boolean help;
@@ -95,6 +102,8 @@ class EtcdOptions {
       b.requestTimeout(requestTimeout);
     } else if (timeoutEnv != null) {
       b.requestTimeout(Durations.parse("MUSTER_REQUEST_TIMEOUT", timeoutEnv));
+    } else {
+      b.requestTimeout(DEFAULT_REQUEST_TIMEOUT);
     }
     return b.build();
   }

@@ -153,7 +153,7 @@ class AuthCommandIT {
       assertRefused(p, "etcd refused the TLS handshake");
     }
     // A refusal is immediate, but on a loaded machine the JVM's first TLS handshake alone once took longer than the
-    // default 2 s request timeout, and ls reported "did not answer" (exit 4): give it time to be refused.
+    // request timeout (2 s then), and ls reported "did not answer" (exit 4): give it time to be refused.
     try (ChildProcess p = run(List.of("ls", "orders", "--request-timeout", "20s"), List.of("--endpoints",
         etcd.endpointsString(), "--cacert", PKI.otherCa().toString(), "--cert", PKI.client("pa").certificate()
         .toString(), "--key", PKI.client("pa").key().toString()))) {
