@@ -80,6 +80,10 @@ public final class RollingUpgrade implements Scenario {
     for (EtcdMember m : etcd.members()) {
       steps.add(step(ctx, etcd, f, caches, m, to, "upgrade " + fromVersion + " -> " + toVersion));
     }
+    // etcd raises the cluster version by itself once every member runs the new line, a few seconds later
+    String line = toVersion.substring(0, toVersion.lastIndexOf('.'));
+    ctx.await("the cluster version to reach " + line, Duration.ofSeconds(30),
+        () -> clusterVersion(etcd).startsWith(line));
     String clusterAfterUpgrade = clusterVersion(etcd);
     for (EtcdMember m : etcd.members()) {
       steps.add(step(ctx, etcd, f, caches, m, to, "restart on " + toVersion));
@@ -104,15 +108,15 @@ public final class RollingUpgrade implements Scenario {
         .map(s -> s.label() + " " + s.member() + ": " + s.unequal()).toList();
     boolean allOnTarget = steps.stream().skip(steps.size() - 3L).allMatch(s -> s.runs().equals(toVersion));
 
-    String perStep = steps.stream().map(s -> s.member() + " " + s.healthyMs() + " ms")
+    String perStep = steps.stream().map(s -> s.member() + " " + s.stopMs() + "/" + s.healthyMs()
+            + (s.leaderBefore().equals(s.member()) ? " (leader)" : ""))
         .collect(Collectors.joining(", "));
-    String figures = String.format("%s -> %s, each member SIGTERMed and restarted on the same data, healthy again"
-            + " after (upgrade, then restart): %s; stopping took %d-%d ms; cluster version %s -> %s (after the"
-            + " upgrade) -> %s; leader changed in %d of %d steps (raft term %d -> %d); A %d failed of %d calls, B %d"
+    String figures = String.format("%s -> %s, each member SIGTERMed and restarted on the same data; SIGTERM to exit /"
+            + " restart to the cluster healthy, ms (upgrade, then restart): %s; cluster version %s -> %s -> %s;"
+            + " leader changed in %d of %d steps (raft term %d -> %d); A %d failed of %d calls, B %d"
             + " failed of %d; providers: %d lease(s) lost, %d re-registration(s), %d keepalive failure(s) retried;"
             + " resyncs %s; stale periods %s; %s",
         fromVersion, toVersion, perStep,
-        steps.stream().mapToLong(Step::stopMs).min().orElse(0), steps.stream().mapToLong(Step::stopMs).max().orElse(0),
         clusterBefore, clusterAfterUpgrade, clusterVersion(etcd), leaderChanges, steps.size(), termBefore,
         termAfter, aFailed, aCalls.size(), bFailed, bCalls.size(), leasesLost, reregistered, unreachable, resyncs,
         stale, unequal.isEmpty() ? "every cache equal to etcd after all " + steps.size() + " steps"
@@ -152,7 +156,8 @@ public final class RollingUpgrade implements Scenario {
     }
     String runs = m.versions().map(EtcdMember.Versions::server).orElse("?");
     String leaderAfter = etcd.leader().map(EtcdMember::name).orElse("none");
-    ctx.note(label + ": " + m.name() + " healthy " + Fleet.millis(stopped, healthy) + " ms after its stop, runs "
+    ctx.note(label + ": " + m.name() + " exited " + Fleet.millis(t0, stopped) + " ms after its SIGTERM, the cluster"
+        + " healthy " + Fleet.millis(stopped, healthy) + " ms after its restart, runs "
         + runs + ", leader " + leaderBefore + " -> " + leaderAfter + (unequal.isEmpty() ? "" : ", UNEQUAL " + unequal));
     return new Step(label, m.name(), Fleet.millis(t0, stopped), Fleet.millis(stopped, healthy), leaderBefore,
         leaderAfter, runs, unequal);
