@@ -79,10 +79,15 @@ final class PlainEtcdWriter implements AutoCloseable {
     return compact(revision());
   }
 
-  /** Compacts at {@code rev}; already compacted there is fine. Returns {@code rev}. */
+  /**
+   * Compacts at {@code rev} physically (returns once etcd dropped the revisions from its backend, so a watch opened
+   * after it meets the compacted store and never races the background compaction); already compacted there is fine.
+   * Returns {@code rev}.
+   */
   long compact(long rev) {
     try {
-      client.getKVClient().compact(rev).get(20, TimeUnit.SECONDS);
+      client.getKVClient().compact(rev, io.etcd.jetcd.options.CompactOption.builder().withCompactPhysical(true).build())
+          .get(20, TimeUnit.SECONDS);
     } catch (java.util.concurrent.ExecutionException e) {
       if (io.grpc.Status.fromThrowable(e.getCause()).getCode() != io.grpc.Status.Code.OUT_OF_RANGE) {
         throw new IllegalStateException("compaction failed: " + e, e);
