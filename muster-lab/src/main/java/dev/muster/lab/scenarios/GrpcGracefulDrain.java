@@ -19,18 +19,24 @@ import java.util.Optional;
  * revokes its lease; a {@code muster} channel loses no call.
  *
  * <p>How: 3 providers, each draining 1 s; p1 has weight 200, the others 100. Consumer A ({@code grpc-call --policy
- * muster}, the lab's retries) calls Say every 50 ms asking the server to wait 400 ms ({@code --delay}), 1 s per
- * attempt, so about 8 calls are in flight at any moment, and the weight makes it near certain (the muster policy picks
- * weighted at random: 1 in 256 that none of 8 went to p1) that some are p1's when it gets the signal; a watcher
- * prints every set. p1 gets SIGTERM. From the logs: when p1 published DRAINING and revoked, when
- * the watcher saw DRAINING and the delete, A's failures from a deadline before the signal on, the calls p1 answered
- * that were in flight across DRAINING, and the calls p1 answered that started after the watcher saw DRAINING
- * (reported: A's own cache may get the set a little after the watcher, and grpc-call does not print its sets).
+ * muster}, the lab's retries) calls Say every 50 ms asking the server to wait 700 ms ({@code --delay}), 1.5 s per
+ * attempt, so about 14 calls are in flight at any moment. The muster policy picks weighted at random, so each is p1's
+ * with probability 1/2 once A is past its start: then none of 14 is p1's 1 time in 16,000. Its start is not random —
+ * calls made while its subchannels connect go to the first one READY, in runs — and one run on etcd 3.4.23 signalled
+ * p1 1.9 s after A's first call, after 13 calls in a row to p2 and p3, with none of p1's in flight: so the signal
+ * waits until A's last 10 answered calls include 3 of p1's. A watcher prints every set. p1 gets SIGTERM. From the
+ * logs: when p1 published DRAINING and revoked, when the watcher saw DRAINING and the delete, A's failures from a
+ * deadline before the signal on, the calls p1 answered that were in flight across DRAINING, and the calls p1
+ * answered that started after the watcher saw DRAINING (reported: A's own cache may get the set a little after the
+ * watcher, and grpc-call does not print its sets).
  */
 public final class GrpcGracefulDrain implements Scenario {
-  private static final Duration DELAY = Duration.ofMillis(400);
+  private static final Duration DELAY = Duration.ofMillis(700);
   private static final Duration DRAIN = Duration.ofSeconds(1);
-  private static final Duration ATTEMPT_TIMEOUT = Duration.ofSeconds(1);
+  private static final Duration ATTEMPT_TIMEOUT = Duration.ofMillis(1500);
+  /** The signal waits until {@value #P1_RECENT} of A's last {@value #RECENT} answered calls are p1's. */
+  private static final int RECENT = 10;
+  private static final int P1_RECENT = 3;
 
   @Override
   public String name() {
@@ -39,7 +45,7 @@ public final class GrpcGracefulDrain implements Scenario {
 
   @Override
   public String shows() {
-    return "SIGTERM a gRPC provider with 400 ms calls in flight: DRAINING, 1 s drain, GOAWAY, in-flight served, revoke;"
+    return "SIGTERM a gRPC provider with 700 ms calls in flight: DRAINING, 1 s drain, GOAWAY, in-flight served, revoke;"
         + " muster policy (A) 0 failures";
   }
 
@@ -57,6 +63,8 @@ public final class GrpcGracefulDrain implements Scenario {
         .grpcConsumers(ctx, endpoints, true, false, true, ATTEMPT_TIMEOUT, "--delay", DELAY.toMillis() + "ms");
     Duration deadline = ATTEMPT_TIMEOUT.multipliedBy(1L + ctx.params().maxRetries()); // a call, its retries included
     ChildProcess p1 = f.provider(1);
+    ctx.await("A past its start (" + P1_RECENT + " of its last " + RECENT + " answered calls p1's)",
+        Duration.ofSeconds(30), () -> recentlyAnsweredByP1(f.a) >= P1_RECENT);
     Instant term = Instant.now();
     p1.terminate();
     ctx.mark("sigterm", "p1");
@@ -92,6 +100,13 @@ public final class GrpcGracefulDrain implements Scenario {
         Fleet.millis(term, removed), inFlightServed, pickedAfterWatcher, failed, calls.size()),
         "A failures = 0; the watcher sees p1 DRAINING before its delete; p1 revokes after DRAINING and at least"
             + " the drain after the SIGTERM; at least one call in flight across DRAINING is answered by p1");
+  }
+
+  /** Of the caller's last {@link #RECENT} calls to end (its log is in the order calls end), those p1 answered. */
+  private static long recentlyAnsweredByP1(ChildProcess caller) {
+    List<JsonNode> calls = caller.json().events("call");
+    return calls.subList(Math.max(0, calls.size() - RECENT), calls.size()).stream()
+        .filter(GrpcGracefulDrain::answeredByP1).count();
   }
 
   private static boolean answeredByP1(JsonNode call) {
