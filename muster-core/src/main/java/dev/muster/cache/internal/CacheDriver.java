@@ -448,7 +448,14 @@ public final class CacheDriver {
       log.info("resync of {} ({}): {} keys at revision {}", config.service(), reason, range.records(),
           range.revision());
     }
-    offer(set, EndpointDelta.between(kind, published, set));
+    if (!first && range.revision() == published.revision() && set.asMap().equals(published.asMap())) {
+      // Nothing was written since the last publication: a resync that etcd's range did not bear out (for instance a
+      // doubt raised by the header of a member still catching up after a restart). The listeners already hold this
+      // set at this revision, and the revisions they see only increase: nothing to publish.
+      log.info("resync of {} at revision {}: the set already published", config.service(), range.revision());
+    } else {
+      offer(set, EndpointDelta.between(kind, published, set));
+    }
     openWatch(range.revision()); // at R, not R + 1: see "Where a watch starts" above
   }
 

@@ -498,6 +498,23 @@ class CacheDriverTest {
       assertThat(h.driver.resyncCount()).isEqualTo(1);
     }
 
+    /**
+     * Found by {@code muster chaos --members 3} on etcd 3.5.30 (seed 3204, schedule 39): a resync whose range came back
+     * at the revision already published published it again, and revisions a listener sees must strictly increase.
+     */
+    @Test
+    void aResyncThatFindsTheRevisionAndSetAlreadyPublishedPublishesNothing() {
+      startWatchingAt10();
+      h.io.willRange(10, put("a", 5), put("b", 7));
+      int mark = h.mark();
+
+      h.driver.onProgress(h.stream(), header(6)); // a lagging member's header: the range shows nothing changed
+
+      assertThat(h.journalSince(mark)).containsExactly("cancel 1", "range", "watch 2 from 10");
+      assertThat(h.publisher.last().set().revision()).isEqualTo(10);
+      assertThat(h.driver.resyncCount()).isEqualTo(1);
+    }
+
     @Test
     void anUntrustedEventResyncsWithoutPublishingAnyPartOfItsRevision() {
       startWatchingAt10();
