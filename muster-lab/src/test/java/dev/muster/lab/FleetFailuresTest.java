@@ -1,0 +1,43 @@
+package dev.muster.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.muster.testing.JsonLog;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Which failed calls a scenario judges, and how a result names them. */
+class FleetFailuresTest {
+  private static final String OK = "{\"event\":\"call\",\"ts\":\"2026-12-04T12:00:00Z\",\"ok\":true,"
+      + "\"attempts\":[\"p1\"],\"latency_us\":5000}";
+
+  private static String failed(String error, String attempt, long latencyMs) {
+    return "{\"event\":\"call\",\"ts\":\"2026-12-04T12:00:00Z\",\"ok\":false,\"attempts\":[" + attempt
+        + "],\"latency_us\":" + latencyMs * 1000 + ",\"error\":\"" + error + "\"}";
+  }
+
+  @Test
+  void timeoutsAreNotCountedAsRoutingFailuresButEverythingElseIs() {
+    List<JsonNode> calls = JsonLog.parse(List.of(OK,
+        failed("TimeoutException: attempt to default/hello/v1/p2 timed out after 300 ms", "\"p2\"", 301),
+        failed("HttpTimeoutException: request timed out", "\"p1\"", 330),
+        failed("NoEndpointException: no endpoint to call: the balancer's endpoint set is empty", "", 0),
+        failed("ConnectException: Connection refused", "\"p3\"", 2))).events("call");
+
+    assertThat(Fleet.failed(calls)).isEqualTo(4);
+    assertThat(Fleet.failedOtherThanTimeout(calls)).isEqualTo(2);
+  }
+
+  @Test
+  void failuresNameEachErrorItsAttemptsAndLatencyUpToThree() {
+    List<JsonNode> calls = JsonLog.parse(List.of(OK,
+        failed("HttpTimeoutException: request timed out", "\"p1\"", 330),
+        failed("ConnectException", "\"p2\"", 4), failed("ConnectException", "\"p3\"", 5),
+        failed("ConnectException", "\"p1\"", 6), failed("ConnectException", "\"p2\"", 7))).events("call");
+
+    assertThat(Fleet.failures(calls)).isEqualTo(" [HttpTimeoutException: request timed out via [\"p1\"] after 330 ms;"
+        + " ConnectException via [\"p2\"] after 4 ms; ConnectException via [\"p3\"] after 5 ms; 2 more]");
+    assertThat(Fleet.failures(JsonLog.parse(List.of(OK)).events("call"))).isEmpty();
+  }
+}
