@@ -60,7 +60,8 @@ public final class ChildProcess implements AutoCloseable {
     try {
       createParent(stdout);
       createParent(stderr);
-      Process p = new ProcessBuilder(cmd).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
+      Process p = new ProcessBuilder(Signals.inOwnSession(cmd)).redirectOutput(stdout.toFile())
+          .redirectError(stderr.toFile()).start();
       ProcessReaper.track(p.toHandle());
       STARTED.add(p.toHandle());
       return new ChildProcess(name, cmd, p, stdout, stderr);

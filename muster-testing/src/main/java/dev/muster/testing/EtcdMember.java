@@ -262,7 +262,7 @@ public final class EtcdMember {
     List<String> command = new ArrayList<>();
     command.add(binary.toString());
     command.addAll(args);
-    ProcessBuilder pb = new ProcessBuilder(command)
+    ProcessBuilder pb = new ProcessBuilder(Signals.inOwnSession(command)) // so that pause() holds: see inOwnSession
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
     pb.environment().keySet().removeIf(k -> k.startsWith("ETCD_")); // the flags are the whole configuration

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -39,6 +41,35 @@ class ChildProcessIT {
       assertThat(p.stderr()).containsExactly("oops");
       assertThat(p.toString()).contains("exited 3", "oops");
     }
+  }
+
+  /**
+   * A child runs in a session and process group of its own, under its own pid: when the group of the JVM that
+   * started it becomes orphaned (the shell that started {@code ./muster lab} in the background exits), the kernel's
+   * SIGHUP and SIGCONT to that group must not continue a provider a scenario stopped with SIGSTOP.
+   */
+  @Test
+  void aChildLeadsASessionOfItsOwnUnderItsOwnPid() throws Exception {
+    try (ChildProcess p = ChildProcess.start("sleeper", List.of("sleep", "300"))) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> cmdline(p.pid()).startsWith("sleep"));
+      String[] ours = statFields(ProcessHandle.current().pid());
+      String[] its = statFields(p.pid());
+
+      assertThat(its[2]).as("its process group").isEqualTo(Long.toString(p.pid())).isNotEqualTo(ours[2]);
+      assertThat(its[3]).as("its session").isEqualTo(Long.toString(p.pid())).isNotEqualTo(ours[3]);
+      p.pause();
+      await().atMost(Duration.ofSeconds(10)).until(() -> statFields(p.pid())[0].equals("T"));
+    }
+  }
+
+  /** State, ppid, pgrp and session of {@code pid}, from /proc (the fields after the command's name). */
+  private static String[] statFields(long pid) throws Exception {
+    String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+    return stat.substring(stat.lastIndexOf(')') + 2).split(" ", 5);
+  }
+
+  private static String cmdline(long pid) throws Exception {
+    return Files.readString(Path.of("/proc", Long.toString(pid), "cmdline")).replace('\0', ' ');
   }
 
   @Test
