@@ -34,7 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Every cache and registration of one {@link EtcdRegistry} shares its connection. A cache that etcd refuses (here:
  * an etcd user without read permission on the service) stops for good, with the refusal as its failure, instead
  * of retrying forever; and it never replaces that shared connection: the other cache keeps its watch and the
- * registration its keepalives, without a break.
+ * registration its lease.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 @Tag("etcd-versions") // also run on etcd 3.4.23: see the etcd-3.4 failsafe execution
@@ -59,11 +59,16 @@ class SharedConnectionIT {
     try (Client root = rootClient();
          EtcdRegistry muster = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString())
              .withCredentials("app", APP_PASSWORD))) {
+      // Deadlines with room for a loaded machine: the suite saw this test's JVM or etcd pause for about 2 s while
+      // muster-cli's heaviest classes started beside it (see the registration below).
       EndpointCache good = muster.watch(CacheConfig.builder(allowed).progressInterval(Duration.ofSeconds(1))
-          .progressTimeout(Duration.ofSeconds(1)).build(), allowedLog);
+          .progressTimeout(Duration.ofSeconds(5)).build(), allowedLog);
       assertThat(good.awaitReady(Duration.ofSeconds(20))).isTrue();
+      // TTL 10 s: with 2 s (keepalive 500 ms, so a 500 ms deadline per keepalive) a fresh-clone suite run lost the
+      // lease (LEASE_LOST, REREGISTERED, UNREACHABLE, RECONNECTED) while the connection was never replaced and the
+      // bad cache made one refused range: a pause of the machine, not the bad cache.
       Registration registration = muster.register(Instance.of(allowed, "127.0.0.1", 9001).id("kept"),
-          RegistrarConfig.builder().ttl(Duration.ofSeconds(2)).keepaliveInterval(Duration.ofMillis(500))
+          RegistrarConfig.builder().ttl(Duration.ofSeconds(10)).keepaliveInterval(Duration.ofSeconds(1))
               .shutdownHook(false).build(), registrationEvents);
       long lease = registration.leaseId();
 
@@ -86,11 +91,15 @@ class SharedConnectionIT {
       assertThat(refusedRanges() - refusedBefore).as("ranges etcd refused to the bad cache: one, no retry loop")
           .isEqualTo(1);
       assertThat(muster.reconnects()).as("the shared connection was never replaced").isZero();
-      assertThat(allowedLog.lines()).as("the good cache never went stale or resynced").allMatch(l -> l.startsWith("UPDATE")
-          || l.startsWith("SNAPSHOT"));
+      assertThat(allowedLog.lines()).as("the good cache never went stale or resynced")
+          .allMatch(l -> l.startsWith("UPDATE") || l.startsWith("SNAPSHOT"));
       assertThat(good.resyncCount()).isZero();
       assertThat(good.current().size()).isEqualTo(41);
-      assertThat(registrationEvents.types()).containsOnly(RegistrationEvent.Type.REGISTERED);
+      // The registration keeps its lease. A keepalive that misses its 1 s deadline on a loaded machine reports
+      // UNREACHABLE and then RECONNECTED on the same lease and, as reconnects() shows, the same connection.
+      assertThat(registrationEvents.types()).as("registration events: %s", registrationEvents.events())
+          .contains(RegistrationEvent.Type.REGISTERED).doesNotContain(RegistrationEvent.Type.LEASE_LOST,
+              RegistrationEvent.Type.REREGISTERED, RegistrationEvent.Type.FAILED);
       assertThat(registration.leaseId()).isEqualTo(lease);
     }
   }
