@@ -1,12 +1,10 @@
 package dev.muster.lab.scenarios;
 
-import dev.muster.etcd.EtcdConfig;
-import dev.muster.etcd.EtcdRegistry;
+import dev.muster.lab.EtcdTruth;
 import dev.muster.lab.Fleet;
 import dev.muster.lab.LabContext;
 import dev.muster.lab.Scenario;
 import dev.muster.lab.ScenarioResult;
-import dev.muster.registry.Instance;
 import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
 import dev.muster.testing.FaultProxy;
@@ -74,7 +72,7 @@ public final class HalfOpenWatch implements Scenario {
     long recoveryMs = Fleet.millis(pass, first(w, "recovered", pass).orElseThrow());
     ctx.sleep(Duration.ofSeconds(2));
 
-    List<String> truth = truth(direct);
+    List<String> truth = EtcdTruth.ids(direct, "hello");
     List<String> seen = sorted(Fleet.lastSet(w));
     long resyncs = w.json().events("resync").size();
     boolean matches = seen.equals(truth) && truth.equals(List.of("p2", "p3", "p4"));
@@ -96,9 +94,4 @@ public final class HalfOpenWatch implements Scenario {
     return List.copyOf(new TreeSet<>(ids));
   }
 
-  private static List<String> truth(String endpoints) {
-    try (EtcdRegistry registry = EtcdRegistry.connect(EtcdConfig.of(endpoints))) {
-      return registry.list("default", "hello").instances().stream().map(Instance::id).sorted().toList();
-    }
-  }
 }

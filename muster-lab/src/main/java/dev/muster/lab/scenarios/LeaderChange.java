@@ -1,13 +1,12 @@
 package dev.muster.lab.scenarios;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.muster.etcd.EtcdConfig;
 import dev.muster.etcd.EtcdRegistry;
+import dev.muster.lab.EtcdTruth;
 import dev.muster.lab.Fleet;
 import dev.muster.lab.LabContext;
 import dev.muster.lab.Scenario;
 import dev.muster.lab.ScenarioResult;
-import dev.muster.registry.Instance;
 import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
 import dev.muster.testing.EtcdMember;
@@ -61,7 +60,7 @@ public final class LeaderChange implements Scenario {
     ctx.sleep(Duration.ofSeconds(1));
     String survivors = etcd.members().stream().filter(EtcdMember::isRunning).map(m -> m.clientUrl().toString())
         .collect(Collectors.joining(","));
-    List<String> truthDown = truth(survivors);
+    List<String> truthDown = EtcdTruth.ids(survivors, "hello");
     List<String> seenDown = sorted(Fleet.lastSet(w));
     Instant settled = Instant.now();
     List<JsonNode> calls = Fleet.calls(f.a, kill, settled);
@@ -76,7 +75,7 @@ public final class LeaderChange implements Scenario {
     ctx.sleep(Duration.ofSeconds(2));
     ctx.await("the watcher to be fresh after the restart", Duration.ofSeconds(30),
         () -> events(w, "stale", kill) == events(w, "recovered", kill));
-    List<String> truthUp = truth(all);
+    List<String> truthUp = EtcdTruth.ids(all, "hello");
     List<String> seenUp = sorted(Fleet.lastSet(w));
     List<JsonNode> allCalls = Fleet.calls(f.a, kill, Instant.now());
     long allFailed = Fleet.failed(allCalls);
@@ -110,9 +109,4 @@ public final class LeaderChange implements Scenario {
     return List.copyOf(new TreeSet<>(ids));
   }
 
-  private static List<String> truth(String endpoints) {
-    try (EtcdRegistry registry = EtcdRegistry.connect(EtcdConfig.of(endpoints))) {
-      return registry.list("default", "hello").instances().stream().map(Instance::id).sorted().toList();
-    }
-  }
 }

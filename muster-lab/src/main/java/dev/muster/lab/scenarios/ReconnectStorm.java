@@ -9,6 +9,7 @@ import dev.muster.cache.EndpointListener;
 import dev.muster.cache.EndpointSet;
 import dev.muster.etcd.EtcdConfig;
 import dev.muster.etcd.EtcdRegistry;
+import dev.muster.lab.EtcdTruth;
 import dev.muster.lab.Fleet;
 import dev.muster.lab.LabContext;
 import dev.muster.lab.Scenario;
@@ -99,7 +100,7 @@ public final class ReconnectStorm implements Scenario {
       f.provider(1).terminate();
       ctx.await("p1 revoked", Duration.ofSeconds(20), () -> f.provider(1).json().has("revoked"));
       Instant revoked = JsonLog.ts(f.provider(1).json().events("revoked").get(0));
-      List<String> truth = truth(endpoints);
+      List<String> truth = EtcdTruth.ids(endpoints, "hello");
       waitUpTo(ctx, Duration.ofSeconds(30), () -> caches.stream().allMatch(c -> ids(c.current()).equals(truth)));
       long converged = caches.stream().filter(c -> ids(c.current()).equals(truth)).count();
       long slowestChange = recorders.stream().filter(r -> r.lastChange != null)
@@ -162,11 +163,6 @@ public final class ReconnectStorm implements Scenario {
     return set.instances().stream().map(Instance::id).sorted().toList();
   }
 
-  private static List<String> truth(String endpoints) {
-    try (EtcdRegistry registry = EtcdRegistry.connect(EtcdConfig.of(endpoints))) {
-      return registry.list("default", "hello").instances().stream().map(Instance::id).sorted().toList();
-    }
-  }
 
   /**
    * What one cache told its listener once armed: the first recovery (monotonic nanos), stale lines, and when the

@@ -2,13 +2,12 @@ package dev.muster.lab.scenarios;
 
 import dev.muster.etcd.EtcdConfig;
 import dev.muster.etcd.EtcdMaintenance;
-import dev.muster.etcd.EtcdRegistry;
+import dev.muster.lab.EtcdTruth;
 import dev.muster.lab.Fleet;
 import dev.muster.lab.LabContext;
 import dev.muster.lab.LabException;
 import dev.muster.lab.Scenario;
 import dev.muster.lab.ScenarioResult;
-import dev.muster.registry.Instance;
 import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdBinary;
 import dev.muster.testing.EtcdCluster;
@@ -146,7 +145,7 @@ public final class RollingUpgrade implements Scenario {
           () -> events(c, "stale", t0) == events(c, "recovered", t0));
     }
     ctx.sleep(Duration.ofSeconds(1));
-    List<String> truth = truth(etcd.endpointsString());
+    List<String> truth = EtcdTruth.ids(etcd.endpointsString(), SERVICE);
     List<String> unequal = new ArrayList<>();
     for (ChildProcess c : caches) {
       List<String> seen = List.copyOf(new TreeSet<>(Fleet.lastSet(c)));
@@ -186,9 +185,4 @@ public final class RollingUpgrade implements Scenario {
     return p.json().events(event).stream().filter(n -> !JsonLog.ts(n).isBefore(after)).count();
   }
 
-  private static List<String> truth(String endpoints) {
-    try (EtcdRegistry registry = EtcdRegistry.connect(EtcdConfig.of(endpoints))) {
-      return registry.list("default", SERVICE).instances().stream().map(Instance::id).sorted().toList();
-    }
-  }
 }

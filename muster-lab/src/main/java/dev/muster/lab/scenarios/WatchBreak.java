@@ -1,12 +1,10 @@
 package dev.muster.lab.scenarios;
 
-import dev.muster.etcd.EtcdConfig;
-import dev.muster.etcd.EtcdRegistry;
+import dev.muster.lab.EtcdTruth;
 import dev.muster.lab.Fleet;
 import dev.muster.lab.LabContext;
 import dev.muster.lab.Scenario;
 import dev.muster.lab.ScenarioResult;
-import dev.muster.registry.Instance;
 import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
 import dev.muster.testing.FaultProxy;
@@ -87,7 +85,7 @@ public final class WatchBreak implements Scenario {
     ctx.await("the watcher recovers", Duration.ofSeconds(30), () -> w.json().has("recovered"));
     ctx.sleep(Duration.ofSeconds(2));
 
-    List<String> truth = truth(direct);
+    List<String> truth = EtcdTruth.ids(direct, "hello");
     List<String> seen = new TreeSet<>(Fleet.lastSet(w)).stream().toList();
     long resyncs = w.json().events("resync").size();
     boolean matches = seen.equals(truth);
@@ -102,9 +100,4 @@ public final class WatchBreak implements Scenario {
     };
   }
 
-  private static List<String> truth(String endpoints) {
-    try (EtcdRegistry registry = EtcdRegistry.connect(EtcdConfig.of(endpoints))) {
-      return registry.list("default", "hello").instances().stream().map(Instance::id).sorted().toList();
-    }
-  }
 }
