@@ -30,7 +30,7 @@ public final class EtcdMember {
   /**
    * How long a SIGTERMed member may take to exit. etcd 3.5 waits up to its request timeout (5 s + 2 election
    * timeouts: 7 s by default) for clients' open streams (watches, keepalives) to end, then 1 s for peer traffic: the
-   * lab's rolling_upgrade saw 2.2-8.1 s with clients connected (docs/lab-output.txt). 3.4.23 exits within 0.2 s.
+   * lab's rolling_upgrade saw up to 8.1 s with clients connected (docs/lab-output.txt). 3.4.23 exits within 0.2 s.
    */
   private static final Duration STOP_GRACE = Duration.ofSeconds(15);
   /** The subdirectory of a member's directory that is etcd's {@code --data-dir}. */

@@ -52,20 +52,14 @@ class ChildProcessIT {
   void aChildLeadsASessionOfItsOwnUnderItsOwnPid() throws Exception {
     try (ChildProcess p = ChildProcess.start("sleeper", List.of("sleep", "300"))) {
       await().atMost(Duration.ofSeconds(10)).until(() -> cmdline(p.pid()).startsWith("sleep"));
-      String[] ours = statFields(ProcessHandle.current().pid());
-      String[] its = statFields(p.pid());
+      ProcStat ours = ProcStat.of(ProcessHandle.current().pid());
+      ProcStat its = ProcStat.of(p.pid());
 
-      assertThat(its[2]).as("its process group").isEqualTo(Long.toString(p.pid())).isNotEqualTo(ours[2]);
-      assertThat(its[3]).as("its session").isEqualTo(Long.toString(p.pid())).isNotEqualTo(ours[3]);
+      assertThat(its.processGroup()).as("its process group").isEqualTo(p.pid()).isNotEqualTo(ours.processGroup());
+      assertThat(its.session()).as("its session").isEqualTo(p.pid()).isNotEqualTo(ours.session());
       p.pause();
-      await().atMost(Duration.ofSeconds(10)).until(() -> statFields(p.pid())[0].equals("T"));
+      await().atMost(Duration.ofSeconds(10)).until(() -> ProcStat.of(p.pid()).stopped());
     }
-  }
-
-  /** State, ppid, pgrp and session of {@code pid}, from /proc (the fields after the command's name). */
-  private static String[] statFields(long pid) throws Exception {
-    String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-    return stat.substring(stat.lastIndexOf(')') + 2).split(" ", 5);
   }
 
   private static String cmdline(long pid) throws Exception {

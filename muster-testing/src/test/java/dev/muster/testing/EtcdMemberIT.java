@@ -47,10 +47,9 @@ class EtcdMemberIT {
     try (Client c = Clients.to(m.clientUrl())) {
       c.getKVClient().put(bytes("/member/pause"), bytes("1")).get(10, TimeUnit.SECONDS);
       long pid = m.pid().orElseThrow();
-      String stat = Files.readString(java.nio.file.Path.of("/proc", Long.toString(pid), "stat"));
-      String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ", 5); // state ppid pgrp session ...
-      assertThat(fields[2]).as("a process group of its own (ChildProcessIT says why)").isEqualTo(Long.toString(pid));
-      assertThat(fields[3]).as("a session of its own").isEqualTo(Long.toString(pid));
+      assertThat(ProcStat.of(pid).processGroup()).as("a process group of its own (ChildProcessIT says why)")
+          .isEqualTo(pid);
+      assertThat(ProcStat.of(pid).session()).as("a session of its own").isEqualTo(pid);
       m.pause();
       assertThat(m.isPaused()).isTrue();
       assertThatThrownBy(() -> c.getKVClient().get(bytes("/member/pause")).get(2, TimeUnit.SECONDS))
