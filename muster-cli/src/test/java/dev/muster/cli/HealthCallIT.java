@@ -57,7 +57,7 @@ class HealthCallIT {
         Instant settled = downAt.plusSeconds(1);
         await().atMost(Duration.ofSeconds(20)).until(() -> callsAfter(c, settled) >= 20);
         assertThat(attemptsAt(c, "p1", settled)).as("attempts at p1 after its probe_down").isZero();
-        assertThat(failedAfter(c, settled)).as("failed calls after p1's probe_down").isZero();
+        assertThat(failedFrom(c, settled)).as("failed calls after p1's probe_down").isEmpty();
 
         Instant healed = Instant.now();
         Files.delete(fault);
@@ -95,7 +95,7 @@ class HealthCallIT {
             assertThat(n.path("ok").asBoolean()).isFalse();
             assertThat(n.path("error").asText()).containsPattern("registry unreachable for \\d+ s, over maxStale 3 s");
           });
-          assertThat(failedBetween(c, killed, staleAt.plusMillis(2000))).as("calls failed before maxStale").isZero();
+          assertThat(failedBetween(c, killed, staleAt.plusMillis(2000))).as("calls failed before maxStale").isEmpty();
         } finally {
           etcd.member(0).restart();
         }
@@ -151,8 +151,11 @@ class HealthCallIT {
   }
 
   private static ChildProcess consumer(String service, String... extra) {
+    // Neither test is about attempt timeouts, so a slow answer must not count as a failure: with 500 ms a call to the
+    // live p1 timed out while etcd was down in a fresh-clone suite run of 52586da, and again beside muster-cli's and
+    // muster-etcd's tests (load 16 on 2 cores), where other calls took 399-499 ms; at 5 s, 0 of 8 runs failed there.
     List<String> args = new ArrayList<>(List.of("call", service, "/hello", "--count", "0", "--interval", "50ms",
-        "--attempt-timeout", "500ms", "--policy", "ROUND_ROBIN", "--json", "--endpoints", etcd.endpointsString()));
+        "--attempt-timeout", "5s", "--policy", "ROUND_ROBIN", "--json", "--endpoints", etcd.endpointsString()));
     args.addAll(List.of(extra));
     return MusterJar.start(args.toArray(String[]::new));
   }
@@ -169,13 +172,13 @@ class HealthCallIT {
     return callsFrom(p, t).size();
   }
 
-  private static long failedAfter(ChildProcess p, Instant t) {
-    return callsFrom(p, t).stream().filter(n -> !n.path("ok").asBoolean()).count();
+  /** The failed calls from {@code t} on, whole (error, attempts, latency), so that a failure names them. */
+  private static List<JsonNode> failedFrom(ChildProcess p, Instant t) {
+    return callsFrom(p, t).stream().filter(n -> !n.path("ok").asBoolean()).toList();
   }
 
-  private static long failedBetween(ChildProcess p, Instant from, Instant to) {
-    return callsFrom(p, from).stream().filter(n -> Instant.parse(n.path("ts").asText()).isBefore(to))
-        .filter(n -> !n.path("ok").asBoolean()).count();
+  private static List<JsonNode> failedBetween(ChildProcess p, Instant from, Instant to) {
+    return failedFrom(p, from).stream().filter(n -> Instant.parse(n.path("ts").asText()).isBefore(to)).toList();
   }
 
   private static long attemptsAt(ChildProcess p, String id, Instant t) {
