@@ -210,9 +210,11 @@ class EtcdLinesIT {
       long after = await().atMost(Duration.ofSeconds(20)).ignoreExceptions()
           .until(() -> c.getLeaseClient().timeToLive(lease, io.etcd.jetcd.options.LeaseOption.DEFAULT)
               .get(5, TimeUnit.SECONDS).getTTL(), ttl -> ttl > 0);
+      // The TTL grew across the restart, which only a reset to the whole TTL can do (a checkpointed lease goes on
+      // shrinking). Not "at least 7 s": a fresh-clone suite run of 5dc8977 read 6 s, the read coming some 2 s after the reset under load.
       assertThat(before).isLessThanOrEqualTo(5);
       assertThat(after).as("etcd %s: the lease's TTL after a restart (%d s before it)", VERSION, before)
-          .isGreaterThanOrEqualTo(7);
+          .isGreaterThan(before);
     }
   }
 
