@@ -42,13 +42,22 @@ class HealthCallIT {
     try (ChildProcess p1 = provider(service, "p1", "--hello-fault-file", fault.toString());
          ChildProcess p2 = provider(service, "p2")) {
       awaitRegistered(p1, p2);
+      // A 2 s probe timeout: a 503 fails a probe at once, while on a loaded machine a 300 ms probe of a healthy
+      // provider timed out, so p1 was already down when the fault came (two fresh-clone suite runs of 5dc8977).
       try (ChildProcess c = consumer(service, "--probe", "http:/health", "--probe-interval", "300ms",
-          "--probe-timeout", "300ms", "--no-eject", "--max-retries", "0")) {
-        await().atMost(Duration.ofSeconds(60)).until(() -> lastOk(c, 20) && servedBy(c, "p1", Instant.MIN) > 0);
+          "--probe-timeout", "2s", "--no-eject", "--max-retries", "0")) {
+        await().atMost(Duration.ofSeconds(60)).until(() -> lastOk(c, 20) && servedBy(c, "p1", Instant.MIN) > 0
+            && probesSettled(c));
 
         Instant broken = Instant.now();
         Files.writeString(fault, "503");
-        await("probe_down p1").atMost(Duration.ofSeconds(20)).until(() -> event(c, "probe_down", "p1", broken) != null);
+        try {
+          await("probe_down p1").atMost(Duration.ofSeconds(20))
+              .until(() -> event(c, "probe_down", "p1", broken) != null);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+          throw new AssertionError("no probe_down of p1 within 20 s of its 503; the consumer's lines since: "
+              + linesSince(c, broken) + "; its stderr: " + c.stderrTail(), e);
+        }
         JsonNode down = event(c, "probe_down", "p1", broken);
         assertThat(down.path("detail").asText()).contains("http GET /health expecting 200").contains("503");
         Instant downAt = Instant.parse(down.path("ts").asText());
@@ -205,6 +214,30 @@ class HealthCallIT {
     List<JsonNode> lines = calls(p);
     return lines.size() >= n && lines.subList(lines.size() - n, lines.size()).stream()
         .allMatch(l -> l.path("ok").asBoolean());
+  }
+
+  /**
+   * Whether {@code p}'s probes have settled, as the lab waits before its faults: no instance's last probe verdict is
+   * probe_down, and no probe or panic event in the last 2 s.
+   */
+  private static boolean probesSettled(ChildProcess p) {
+    List<JsonNode> verdicts = p.json().lines().stream()
+        .filter(n -> List.of("probe_down", "probe_up", "panic_on", "panic_off").contains(n.path("event").asText()))
+        .toList();
+    java.util.Map<String, String> last = new java.util.HashMap<>();
+    verdicts.stream().filter(n -> n.path("event").asText().startsWith("probe_"))
+        .forEach(n -> last.put(n.path("instance").asText(), n.path("event").asText()));
+    return !last.containsValue("probe_down") && (verdicts.isEmpty()
+        || Instant.parse(verdicts.get(verdicts.size() - 1).path("ts").asText()).isBefore(Instant.now().minusSeconds(2)));
+  }
+
+  /** What {@code p} printed from {@code t} on: its events whole, its calls as id, ok and latency (ms). */
+  private static List<String> linesSince(ChildProcess p, Instant t) {
+    return p.json().lines().stream().filter(n -> !Instant.parse(n.path("ts").asText("1970-01-01T00:00:00Z")).isBefore(t))
+        .map(n -> n.path("event").asText().equals("call")
+            ? "call " + n.path("attempts") + " " + n.path("ok").asBoolean() + " " + n.path("latency_us").asLong() / 1000
+            : n.toString())
+        .toList();
   }
 
   /** The first {@code event} line at or after {@code after} (about {@code instance}, when not null). */
