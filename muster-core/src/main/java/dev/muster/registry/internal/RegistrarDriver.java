@@ -16,8 +16,8 @@ import dev.muster.registry.RegistrationListener;
 import dev.muster.registry.RegistrationState;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -60,7 +60,9 @@ import org.slf4j.LoggerFactory;
  *   <li>A close during STARTING waits for the start to end: a registration that succeeds is then drained and
  *       revoked (a SIGTERM during {@code register()} leaves nothing behind); one that fails simply ends.
  *   <li>A lease granted by an attempt whose put timed out but was applied is recognised as ours, so a retry never
- *       reports a duplicate of itself; every other lease an attempt granted is revoked once it ends.
+ *       reports a duplicate of itself; every other lease an attempt granted is revoked once it ends. Its first
+ *       keepalive is due one interval after its own grant, not the retry's. While a start retries, no lease is kept
+ *       alive: retries that outlast the TTL let such a key expire before a later attempt creates it again.
  *   <li>From the second consecutive connection failure on, {@link Io#resetConnection()} is called, so reconnects
  *       follow our backoff (full jitter from {@code retryBase} up to the keepalive interval), not the transport's.
  *   <li>Only a first registration may use a lease granted ahead ({@link Io#leaseForStart}); its first keepalive
@@ -199,8 +201,11 @@ public final class RegistrarDriver {
   private Runnable cancelDrain = () -> { };
   /** When the lease in use was granted: the first keepalive is due one interval after the grant, not the put. */
   private long grantedAtNanos;
-  /** Leases granted by the current (re-)registration attempt; kept across retries until one succeeds. */
-  private final List<Long> granted = new ArrayList<>();
+  /**
+   * Leases granted by the current (re-)registration attempt, each with when it was granted ({@code nanoTime});
+   * kept across retries until one succeeds.
+   */
+  private final Map<Long, Long> granted = new LinkedHashMap<>();
   private boolean failedBeforeClose;
 
   /**
@@ -350,7 +355,7 @@ public final class RegistrarDriver {
   private PutResult putUnderNewLease(boolean first) {
     Lease lease = first ? io.leaseForStart(config.ttl()) : new Lease(io.grant(config.ttl()), 0, false);
     grantedAtNanos = nanoTime.getAsLong() - lease.ageNanos();
-    granted.add(lease.id());
+    granted.put(lease.id(), grantedAtNanos);
     PutResult result;
     try {
       result = io.putIfAbsent(instance, lease.id());
@@ -361,11 +366,16 @@ public final class RegistrarDriver {
       // etcd no longer knows the lease granted ahead (revoked by hand, or a cluster restored from a snapshot)
       log.debug("lease {} granted ahead is gone ({}); granting a new one", Long.toHexString(lease.id()),
           e.getMessage());
-      granted.remove(Long.valueOf(lease.id()));
+      granted.remove(lease.id());
       return putUnderNewLease(false);
     }
-    if (result.created() || granted.contains(result.holderLease())) {
-      return result.created() ? result : new PutResult(true, result.revision(), result.holderLease());
+    if (result.created()) {
+      return result;
+    }
+    Long holderGrantedAt = granted.get(result.holderLease());
+    if (holderGrantedAt != null) { // an earlier attempt's put was applied: its lease is ours, renewed from its grant
+      grantedAtNanos = holderGrantedAt;
+      return new PutResult(true, result.revision(), result.holderLease());
     }
     Duration remaining = remainingOrZero(result.holderLease());
     revokeAllBut(0);
@@ -382,7 +392,7 @@ public final class RegistrarDriver {
 
   /** Revokes every lease this attempt granted except {@code keep}; ends the attempt. */
   private void revokeAllBut(long keep) {
-    for (long lease : granted) {
+    for (long lease : granted.keySet()) {
       if (lease != keep) {
         try {
           io.revoke(lease);

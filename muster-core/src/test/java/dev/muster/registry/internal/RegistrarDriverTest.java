@@ -151,6 +151,18 @@ class RegistrarDriverTest {
     }
 
     @Test
+    void theLeaseARetryRecognisesAsOursIsRenewedOneIntervalAfterItsOwnGrant() {
+      etcd.losePutAnswer = true; // lease 1 holds the key from 0 ms on; the retry at 100 ms grants lease 2
+
+      driver.start();
+      advanceExactly(ms(100));
+      assertThat(driver.leaseId()).isEqualTo(1);
+
+      advanceExactly(ms(900)); // 1000 ms after lease 1 was granted, not after lease 2
+      assertThat(etcd.journal).last().isEqualTo("1000ms keepAlive 1");
+    }
+
+    @Test
     void anIdHeldByAnotherLeaseFailsTheStartNamingTheHolderAndRevokesOurLease() {
       long other = etcd.takenBySomeoneElse();
 
