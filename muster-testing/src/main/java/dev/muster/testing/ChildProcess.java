@@ -72,13 +72,28 @@ public final class ChildProcess implements AutoCloseable {
   }
 
   /**
-   * As {@link #start(String, List, Path, Path)}, with stdout and stderr in a temporary directory that is deleted
-   * when this JVM exits (so a failed test's output can still be read after {@link #close()}).
+   * The system property naming a directory where {@link #start(String, List)} keeps each child's output after this
+   * JVM exits, so that a failed run's providers and consumers can be read afterwards ({@code ./muster test} sets it
+   * to each module's {@code target/child-output}). Unset: a temporary directory, deleted when this JVM exits.
+   */
+  public static final String KEEP_OUTPUT_PROPERTY = "muster.child.output";
+
+  /**
+   * As {@link #start(String, List, Path, Path)}, with stdout and stderr in a directory of their own: below
+   * {@link #KEEP_OUTPUT_PROPERTY}'s directory when it is set, else a temporary one that is deleted when this JVM exits
+   * (either way a failed test's output can still be read after {@link #close()}).
    */
   public static ChildProcess start(String name, List<String> command) {
     try {
-      Path dir = Files.createTempDirectory("muster-child-" + name.replaceAll("[^A-Za-z0-9_.-]", "_") + "-");
-      ProcessReaper.trackTempDir(dir);
+      String prefix = "muster-child-" + name.replaceAll("[^A-Za-z0-9_.-]", "_") + "-";
+      String keep = System.getProperty(KEEP_OUTPUT_PROPERTY, "");
+      Path dir;
+      if (keep.isBlank()) {
+        dir = Files.createTempDirectory(prefix);
+        ProcessReaper.trackTempDir(dir);
+      } else {
+        dir = Files.createTempDirectory(Files.createDirectories(Path.of(keep)), prefix);
+      }
       return start(name, command, dir.resolve("stdout"), dir.resolve("stderr"));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create a directory for " + name + "'s output: " + e.getMessage(), e);

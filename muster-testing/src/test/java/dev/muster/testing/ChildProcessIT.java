@@ -67,6 +67,24 @@ class ChildProcessIT {
   }
 
   @Test
+  void withTheKeepPropertyAChildsOutputStaysInThatDirectory(@org.junit.jupiter.api.io.TempDir Path keep)
+      throws Exception {
+    String before = System.getProperty(ChildProcess.KEEP_OUTPUT_PROPERTY);
+    System.setProperty(ChildProcess.KEEP_OUTPUT_PROPERTY, keep.resolve("child-output").toString());
+    try (ChildProcess p = ChildProcess.start("echoer", List.of("echo", "kept"))) {
+      assertThat(p.exitCode(Duration.ofSeconds(10))).isZero();
+      assertThat(p.stdoutFile()).startsWith(keep.resolve("child-output"));
+      assertThat(Files.readString(p.stdoutFile())).isEqualTo("kept\n");
+    } finally {
+      if (before == null) {
+        System.clearProperty(ChildProcess.KEEP_OUTPUT_PROPERTY);
+      } else {
+        System.setProperty(ChildProcess.KEEP_OUTPUT_PROPERTY, before);
+      }
+    }
+  }
+
+  @Test
   void exitCodeNamesAProcessThatStillRuns() {
     try (ChildProcess p = ChildProcess.start("sleeper", List.of("sleep", "300"))) {
       assertThatThrownBy(() -> p.exitCode(Duration.ofMillis(100))).isInstanceOf(IllegalStateException.class)
