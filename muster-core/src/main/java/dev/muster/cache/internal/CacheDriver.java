@@ -530,8 +530,10 @@ public final class CacheDriver {
       io.resetConnection(); // shared with other caches and registrations: only when the connection itself failed
     }
     connectionInDoubt = false;
-    if (applier.revision() == 0 || resyncOnRetry) {
-      resyncOnRetry = false;
+    // the negative control never re-ranges once it has a set, whatever broke the watch: it must miss what it missed
+    boolean rerange = applier.revision() == 0 || resyncOnRetry && rule == ResumeRule.AT_CHECKPOINT;
+    resyncOnRetry = false;
+    if (rerange) {
       sync("reconnect"); // never synced (or only the disk snapshot), or cancelled by etcd: a full range, replacing
     } else if (rule == ResumeRule.FROM_NOW_NEGATIVE_CONTROL) {
       openWatch(0); // the negative control: deliberately lossy

@@ -5,6 +5,7 @@ import static dev.muster.cache.Endpoints.ids;
 import static dev.muster.cache.Endpoints.instance;
 import static dev.muster.cache.Endpoints.put;
 import static dev.muster.cache.internal.CacheDriver.StreamError.COMPACTED;
+import static dev.muster.cache.internal.CacheDriver.StreamError.OTHER;
 import static dev.muster.cache.internal.CacheDriver.StreamError.UNAVAILABLE;
 import static dev.muster.cache.internal.DriverHarness.config;
 import static dev.muster.cache.internal.DriverHarness.header;
@@ -954,6 +955,22 @@ class CacheDriverTest {
       assertThat(h.io.rangeCalls()).isEqualTo(1);
       assertThat(ids(h.publisher.last().set())).as("b is still served: the negative control misses it")
           .containsExactly("a", "b", "c");
+    }
+
+    @Test
+    void evenAnErrorItCannotExplainOnlyReopensFromNow() {
+      // A production cache re-ranges after an unexplained cancel (OTHER); the control must not, or a machine that
+      // turns a cut into such an error (a watch on a client another cache just replaced) heals what it should miss.
+      h = new DriverHarness(config().build(), CacheDriver.ResumeRule.FROM_NOW_NEGATIVE_CONTROL, SnapshotStore.NONE);
+      startWatchingAt10();
+      h.driver.onError(h.stream(), OTHER, 0, "watch client closed");
+      int mark = h.mark();
+
+      h.timer.advance(h.twin.ceiling(0));
+
+      assertThat(h.journalSince(mark)).startsWith("watch 2 from 0");
+      assertThat(h.io.rangeCalls()).isEqualTo(1);
+      assertThat(h.driver.resyncCount()).isZero();
     }
 
     @Test
