@@ -16,8 +16,6 @@ import dev.muster.registry.RegistrationListener;
 import dev.muster.registry.RegistrationState;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -40,7 +38,9 @@ import org.slf4j.LoggerFactory;
  * STARTING --lease + put-if-absent ok-->          ACTIVE (REGISTERED); first keepalive one interval after the grant
  *                                                 (the lease: one granted ahead by the registry, or granted now)
  * STARTING --unreachable-->                       STARTING, retry after backoff until startTimeout, then the start
- *                                                 fails (RegistryUnavailableException); refused: fails at once
+ *                                                 fails (RegistryUnavailableException); refused: fails at once.
+ *                                                 A retry renews the attempt's lease (one keepalive) and puts under
+ *                                                 it again; only a lease etcd no longer knows is replaced
  * STARTING --key held by another lease-->         revoke ours, the start fails (DuplicateInstanceException)
  * ACTIVE   --keepalive ok-->                      ACTIVE, next keepalive after keepaliveInterval
  * ACTIVE   --keepalive unreachable-->             UNREACHABLE (UNREACHABLE), retry after backoff
@@ -59,10 +59,14 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>A close during STARTING waits for the start to end: a registration that succeeds is then drained and
  *       revoked (a SIGTERM during {@code register()} leaves nothing behind); one that fails simply ends.
- *   <li>A lease granted by an attempt whose put timed out but was applied is recognised as ours, so a retry never
- *       reports a duplicate of itself; every other lease an attempt granted is revoked once it ends. Its first
- *       keepalive is due one interval after its own grant, not the retry's. While a start retries, no lease is kept
- *       alive: retries that outlast the TTL let such a key expire before a later attempt creates it again.
+ *   <li>One lease per (re-)registration attempt, kept across its retries: a retry first renews it (one
+ *       keepalive), then puts under it again. A put that timed out but was applied is thus recognised as ours (the
+ *       key's holder is our lease), so a retry never reports a duplicate of itself, and the key it wrote stays alive
+ *       through retries that together outlast the TTL (etcd slow under load: answers late, applies anyway), where
+ *       a new lease per retry let the first one expire and consumers see the key leave and come back. etcd is asked
+ *       for one lease, not one per retry. A lease etcd no longer knows is replaced; a lease left when the attempt
+ *       ends without a registration is revoked (when etcd answers). The first keepalive is due one interval after
+ *       the lease's grant or its last renewal by a retry.
  *   <li>From the second consecutive connection failure on, {@link Io#resetConnection()} is called, so reconnects
  *       follow our backoff (full jitter from {@code retryBase} up to the keepalive interval), not the transport's.
  *   <li>Only a first registration may use a lease granted ahead ({@link Io#leaseForStart}); its first keepalive
@@ -199,13 +203,13 @@ public final class RegistrarDriver {
   private int failures;
   private Runnable cancelPending = () -> { };
   private Runnable cancelDrain = () -> { };
-  /** When the lease in use was granted: the first keepalive is due one interval after the grant, not the put. */
-  private long grantedAtNanos;
   /**
-   * Leases granted by the current (re-)registration attempt, each with when it was granted ({@code nanoTime});
-   * kept across retries until one succeeds.
+   * When the lease in use was granted or last renewed by a retry ({@code nanoTime}): the first keepalive is due one
+   * interval after it, not after the put.
    */
-  private final Map<Long, Long> granted = new LinkedHashMap<>();
+  private long grantedAtNanos;
+  /** The lease of the current (re-)registration attempt, kept across its retries until one succeeds; 0: none. */
+  private long attemptLease;
   private boolean failedBeforeClose;
 
   /**
@@ -298,9 +302,9 @@ public final class RegistrarDriver {
 
   private void attemptStart() {
     try {
-      PutResult result = putUnderNewLease(true);
+      PutResult result = putUnderAttemptLease(true);
       leaseId = result.holderLease();
-      revokeAllBut(leaseId);
+      attemptLease = 0;
       emit(Type.REGISTERED, leaseId, result.revision(), "", config.ttl());
       starting = false;
       started.complete(null);
@@ -310,7 +314,7 @@ public final class RegistrarDriver {
       }
     } catch (IoException e) {
       if (e.failure().refusal()) {
-        revokeAllBut(0);
+        revokeAttemptLease();
         abandon(refused(e));
         return;
       }
@@ -348,14 +352,17 @@ public final class RegistrarDriver {
   }
 
   /**
-   * Takes a lease (one granted ahead only when {@code first}) and puts the key if absent. Returns the put's result,
-   * or throws {@link DuplicateInstanceException} when someone else holds the key (after revoking every lease we
-   * granted).
+   * Puts the key if absent under the attempt's lease: the one an earlier try of this attempt took, renewed, or else
+   * a new one (granted ahead only when {@code first}). Returns the put's result, or throws {@link
+   * DuplicateInstanceException} when someone else holds the key (after revoking the attempt's lease).
    */
-  private PutResult putUnderNewLease(boolean first) {
-    Lease lease = first ? io.leaseForStart(config.ttl()) : new Lease(io.grant(config.ttl()), 0, false);
-    grantedAtNanos = nanoTime.getAsLong() - lease.ageNanos();
-    granted.put(lease.id(), grantedAtNanos);
+  private PutResult putUnderAttemptLease(boolean first) {
+    Lease lease = attemptLease == 0 ? null : renewAttemptLease();
+    if (lease == null) {
+      lease = first ? io.leaseForStart(config.ttl()) : new Lease(io.grant(config.ttl()), 0, false);
+      attemptLease = lease.id();
+      grantedAtNanos = nanoTime.getAsLong() - lease.ageNanos();
+    }
     PutResult result;
     try {
       result = io.putIfAbsent(instance, lease.id());
@@ -366,20 +373,40 @@ public final class RegistrarDriver {
       // etcd no longer knows the lease granted ahead (revoked by hand, or a cluster restored from a snapshot)
       log.debug("lease {} granted ahead is gone ({}); granting a new one", Long.toHexString(lease.id()),
           e.getMessage());
-      granted.remove(lease.id());
-      return putUnderNewLease(false);
+      attemptLease = 0;
+      return putUnderAttemptLease(false);
     }
-    if (result.created()) {
-      return result;
-    }
-    Long holderGrantedAt = granted.get(result.holderLease());
-    if (holderGrantedAt != null) { // an earlier attempt's put was applied: its lease is ours, renewed from its grant
-      grantedAtNanos = holderGrantedAt;
-      return new PutResult(true, result.revision(), result.holderLease());
+    if (result.created() || result.holderLease() == attemptLease) { // or an earlier try's put applied, its answer lost
+      return new PutResult(true, result.revision(), attemptLease);
     }
     Duration remaining = remainingOrZero(result.holderLease());
-    revokeAllBut(0);
+    revokeAttemptLease();
     throw new DuplicateInstanceException(key, result.holderLease(), remaining);
+  }
+
+  /**
+   * Renews the lease an earlier try of this attempt took, so that a key its applied put wrote outlives the retries;
+   * null when etcd no longer knows it (that key went with it). Unreachable: throws, and the lease is kept for the
+   * next try.
+   */
+  private Lease renewAttemptLease() {
+    long sent = nanoTime.getAsLong();
+    long ttl;
+    try {
+      ttl = io.keepAlive(attemptLease);
+    } catch (IoException e) {
+      if (e.failure() != Failure.LEASE_NOT_FOUND) {
+        throw e;
+      }
+      ttl = 0;
+    }
+    if (ttl <= 0) {
+      log.debug("lease {} of an earlier try is gone; granting a new one", Long.toHexString(attemptLease));
+      attemptLease = 0;
+      return null;
+    }
+    grantedAtNanos = sent;
+    return new Lease(attemptLease, 0, false);
   }
 
   private Duration remainingOrZero(long lease) {
@@ -390,18 +417,17 @@ public final class RegistrarDriver {
     }
   }
 
-  /** Revokes every lease this attempt granted except {@code keep}; ends the attempt. */
-  private void revokeAllBut(long keep) {
-    for (long lease : granted.keySet()) {
-      if (lease != keep) {
-        try {
-          io.revoke(lease);
-        } catch (IoException e) {
-          log.debug("could not revoke unused lease {}: {}", Long.toHexString(lease), e.getMessage());
-        }
-      }
+  /** Revokes the attempt's lease, if it took one: the attempt ends without a registration. */
+  private void revokeAttemptLease() {
+    if (attemptLease == 0) {
+      return;
     }
-    granted.clear();
+    try {
+      io.revoke(attemptLease);
+    } catch (IoException e) {
+      log.debug("could not revoke unused lease {}: {}", Long.toHexString(attemptLease), e.getMessage());
+    }
+    attemptLease = 0;
   }
 
   /**
@@ -470,9 +496,9 @@ public final class RegistrarDriver {
       return;
     }
     try {
-      PutResult result = putUnderNewLease(false);
+      PutResult result = putUnderAttemptLease(false);
       leaseId = result.holderLease();
-      revokeAllBut(leaseId);
+      attemptLease = 0;
       failures = 0;
       state = RegistrationState.ACTIVE;
       emit(Type.REREGISTERED, leaseId, result.revision(), "", config.ttl());
@@ -481,7 +507,7 @@ public final class RegistrarDriver {
       fail(e.getMessage());
     } catch (IoException e) {
       if (e.failure().refusal()) {
-        revokeAllBut(0);
+        revokeAttemptLease();
         fail(e.getMessage());
       } else {
         onUnreachable(e, this::reregister);

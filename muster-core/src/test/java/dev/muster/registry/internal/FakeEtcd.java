@@ -13,7 +13,7 @@ import java.util.Optional;
 
 /**
  * A registry of one key for {@link RegistrarDriver}: leases, the key's holder, a revision counter, and switches a
- * test flips (down, refusing, slow or lost answers). Every call is journalled with the loop's time, e.g.
+ * test flips (down, refusing, slow or lost answers, leases that expire on the loop's clock). Every call is journalled with the loop's time, e.g.
  * {@code "1000ms keepAlive 1"}.
  *
  * <p>Not thread-safe; the test thread drives it (through the driver).
@@ -39,6 +39,17 @@ final class FakeEtcd implements RegistrarDriver.Io {
   boolean losePutAnswer;
   /** A lease granted ahead that the next {@link #leaseForStart} hands out; null: it grants one, as by default. */
   RegistrarDriver.Lease ahead;
+  /**
+   * Leases expire one TTL after their grant or last keepalive, on the loop's clock, checked at each call; off: they
+   * live until revoked or {@link #expire}d.
+   */
+  boolean leasesExpire;
+  /** etcd is slow (a loaded machine): it applies every call, but each answer comes after the caller's deadline. */
+  boolean answersLate;
+  /** How often the key was deleted by its lease's expiry: a consumer saw it leave. */
+  int expiredKeys;
+  /** When each lease expires ({@link #leasesExpire}), in the loop's elapsed nanoseconds. */
+  private final Map<Long, Long> expiresAtNanos = new LinkedHashMap<>();
 
   FakeEtcd(FakeLoop loop) {
     this.loop = loop;
@@ -47,6 +58,7 @@ final class FakeEtcd implements RegistrarDriver.Io {
   private void call(String what) {
     journal.add(loop.elapsed().toMillis() + "ms " + what);
     loop.spend(callTime);
+    expireDue();
     if (down) {
       throw new IoException(Failure.UNAVAILABLE, "could not " + what + ": etcd unreachable", null);
     }
@@ -64,7 +76,37 @@ final class FakeEtcd implements RegistrarDriver.Io {
     }
     long id = nextLease++;
     leases.put(id, ttl.toSeconds());
+    renew(id, 0);
+    answer("grant");
     return id;
+  }
+
+  /** The lease's TTL starts again {@code ageNanos} ago. */
+  private void renew(long lease, long ageNanos) {
+    expiresAtNanos.put(lease, loop.elapsed().toNanos() - ageNanos + Duration.ofSeconds(leases.get(lease)).toNanos());
+  }
+
+  private void expireDue() {
+    if (!leasesExpire) {
+      return;
+    }
+    long now = loop.elapsed().toNanos();
+    for (long lease : List.copyOf(leases.keySet())) {
+      Long at = expiresAtNanos.get(lease);
+      if (at != null && at <= now) {
+        if (holder == lease) {
+          expiredKeys++;
+        }
+        expire(lease);
+      }
+    }
+  }
+
+  /** With {@link #answersLate}, the call was applied and its answer missed the deadline. */
+  private void answer(String what) {
+    if (answersLate) {
+      throw new IoException(Failure.UNAVAILABLE, "could not " + what + ": deadline exceeded", null);
+    }
   }
 
   @Override
@@ -82,6 +124,7 @@ final class FakeEtcd implements RegistrarDriver.Io {
   long grantAhead(long ttlSeconds, Duration age) {
     long id = nextLease++;
     leases.put(id, ttlSeconds);
+    renew(id, age.toNanos());
     ahead = new RegistrarDriver.Lease(id, age.toNanos(), true);
     return id;
   }
@@ -93,6 +136,7 @@ final class FakeEtcd implements RegistrarDriver.Io {
       throw new IoException(Failure.LEASE_NOT_FOUND, "could not register: requested lease not found", null);
     }
     if (holder != 0 && leases.containsKey(holder)) {
+      answer("register");
       return new PutResult(false, revision, holder);
     }
     holder = lease;
@@ -102,6 +146,7 @@ final class FakeEtcd implements RegistrarDriver.Io {
       losePutAnswer = false;
       throw new IoException(Failure.UNAVAILABLE, "could not register: deadline exceeded", null);
     }
+    answer("register");
     return new PutResult(true, revision, lease);
   }
 
@@ -113,12 +158,18 @@ final class FakeEtcd implements RegistrarDriver.Io {
     }
     holder = lease;
     value = instance;
-    return ++revision;
+    ++revision;
+    answer("put");
+    return revision;
   }
 
   @Override
   public long keepAlive(long lease) {
     call("keepAlive " + lease);
+    if (leases.containsKey(lease)) {
+      renew(lease, 0);
+    }
+    answer("keep lease " + lease + " alive");
     return leases.getOrDefault(lease, 0L);
   }
 
@@ -132,7 +183,9 @@ final class FakeEtcd implements RegistrarDriver.Io {
       holder = 0;
       value = null;
     }
-    return ++revision;
+    ++revision;
+    answer("revoke");
+    return revision;
   }
 
   @Override
@@ -150,6 +203,7 @@ final class FakeEtcd implements RegistrarDriver.Io {
   /** The lease expires or is revoked behind the registrar's back; its key goes with it. */
   void expire(long lease) {
     leases.remove(lease);
+    expiresAtNanos.remove(lease);
     if (holder == lease) {
       holder = 0;
       value = null;

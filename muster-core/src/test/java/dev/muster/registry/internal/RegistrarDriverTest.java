@@ -135,7 +135,7 @@ class RegistrarDriverTest {
     }
 
     @Test
-    void aPutWhoseAnswerWasLostButWhichWasAppliedIsRecognisedAsOursOnTheRetry() {
+    void aPutWhoseAnswerWasLostButWhichWasAppliedIsRecognisedAsOursOnTheRetryUnderTheSameLease() {
       etcd.losePutAnswer = true;
 
       driver.start();
@@ -145,21 +145,59 @@ class RegistrarDriverTest {
       assertThat(driver.started()).isCompleted();
       assertThat(types()).containsExactly(REGISTERED).doesNotContain(FAILED);
       assertThat(driver.leaseId()).as("the first lease holds the key").isEqualTo(1);
-      assertThat(etcd.journal).containsExactly("0ms grant", "0ms putIfAbsent 1", "100ms grant",
-          "100ms putIfAbsent 2", "100ms revoke 2");
+      assertThat(etcd.journal).as("the retry renews the attempt's lease and puts under it again, granting none")
+          .containsExactly("0ms grant", "0ms putIfAbsent 1", "100ms keepAlive 1", "100ms putIfAbsent 1");
       assertThat(etcd.leases).containsOnlyKeys(1L);
     }
 
     @Test
-    void theLeaseARetryRecognisesAsOursIsRenewedOneIntervalAfterItsOwnGrant() {
-      etcd.losePutAnswer = true; // lease 1 holds the key from 0 ms on; the retry at 100 ms grants lease 2
+    void theLeaseARetryRenewedIsNextRenewedOneIntervalAfterThatRenewal() {
+      etcd.losePutAnswer = true; // lease 1 holds the key from 0 ms on; the retry at 100 ms renews it
 
       driver.start();
       advanceExactly(ms(100));
       assertThat(driver.leaseId()).isEqualTo(1);
 
-      advanceExactly(ms(900)); // 1000 ms after lease 1 was granted, not after lease 2
-      assertThat(etcd.journal).last().isEqualTo("1000ms keepAlive 1");
+      advanceExactly(ms(1000));
+      assertThat(etcd.journal).last().isEqualTo("1100ms keepAlive 1");
+    }
+
+    @Test
+    void aKeyWrittenByAnAnswerLostPutOutlivesRetriesLongerThanTheTtl() {
+      // etcd under load: it applies every call and answers each after the deadline, for 4 s with a 3 s TTL. A new
+      // lease per retry left lease 1 unrenewed: it expired at 3 s with the key, which a consumer saw leave.
+      etcd.leasesExpire = true;
+      etcd.losePutAnswer = true;
+      driver.start();
+      etcd.answersLate = true;
+      loop.advance(Duration.ofSeconds(4));
+      assertThat(driver.started()).isNotDone();
+      etcd.answersLate = false;
+      loop.advance(Duration.ofSeconds(1));
+
+      assertThat(driver.started()).isCompleted();
+      assertThat(etcd.expiredKeys).as("the key never left etcd").isZero();
+      assertThat(driver.leaseId()).isEqualTo(1);
+      assertThat(etcd.holder).isEqualTo(1);
+      assertThat(etcd.journal).filteredOn(c -> c.endsWith("grant")).as("one lease asked for").hasSize(1);
+      assertThat(types()).containsExactly(REGISTERED);
+    }
+
+    @Test
+    void aRetryWhoseLeaseEtcdNoLongerKnowsGrantsANewOne() {
+      etcd.leasesExpire = true;
+      etcd.losePutAnswer = true;
+      driver.start(); // lease 1 granted, the put applied, its answer lost
+      etcd.down = true;
+      loop.advance(Duration.ofMillis(3500)); // lease 1 is not renewed for longer than its 3 s TTL
+      etcd.down = false;
+      loop.advance(Duration.ofSeconds(1));
+
+      assertThat(driver.started()).isCompleted();
+      assertThat(etcd.expiredKeys).as("lease 1 expired with its key while etcd was down").isEqualTo(1);
+      assertThat(driver.leaseId()).isEqualTo(2);
+      assertThat(etcd.holder).isEqualTo(2);
+      assertThat(etcd.leases).containsOnlyKeys(2L);
     }
 
     @Test
