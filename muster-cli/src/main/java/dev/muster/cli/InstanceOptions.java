@@ -1,5 +1,6 @@
 package dev.muster.cli;
 
+import dev.muster.Durations;
 import dev.muster.InvalidInputException;
 import dev.muster.registry.Instance;
 import dev.muster.registry.RegistrarConfig;
@@ -8,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 import picocli.CommandLine.Option;
 
 /**
@@ -48,15 +50,25 @@ final class InstanceOptions {
       description = "Exit 1 after N consecutive failed calls to etcd; 0 retries forever (default ${DEFAULT-VALUE}).")
   int maxFailures;
 
-  @Option(names = "--start-timeout", paramLabel = "DURATION", defaultValue = "10s",
-      converter = DurationConverter.class,
-      description = "How long to keep trying to reach etcd at start before exiting 4 (default ${DEFAULT-VALUE}).")
+  static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(10);
+
+  @Option(names = "--start-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
+      description = "How long to keep trying to reach etcd at start before exiting 4 (default: $MUSTER_START_TIMEOUT,"
+          + " else 10s).")
   Duration startTimeout;
 
   /** A registrar configuration with these options' TTL, keepalive, failure limit and start timeout. */
   RegistrarConfig.Builder registrar() {
+    return registrar(System::getenv);
+  }
+
+  /** As {@link #registrar()}, reading the environment through {@code env} (tests pass a map). */
+  RegistrarConfig.Builder registrar(UnaryOperator<String> env) {
+    String fromEnv = env.apply("MUSTER_START_TIMEOUT");
+    Duration start = startTimeout != null ? startTimeout : fromEnv == null || fromEnv.isBlank()
+        ? DEFAULT_START_TIMEOUT : Durations.parse("MUSTER_START_TIMEOUT", fromEnv);
     return RegistrarConfig.builder().ttl(ttl).keepaliveInterval(keepalive).maxFailures(maxFailures)
-        .startTimeout(startTimeout);
+        .startTimeout(start);
   }
 
   /** {@code instance} in {@code namespace} with these options' version, zone, region, weight, tags, metadata. */
