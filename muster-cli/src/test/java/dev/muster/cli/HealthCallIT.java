@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -47,14 +48,14 @@ class HealthCallIT {
       try (ChildProcess c = consumer(service, "--probe", "http:/health", "--probe-interval", "300ms",
           "--probe-timeout", "2s", "--no-eject", "--max-retries", "0")) {
         await().atMost(Duration.ofSeconds(60)).until(() -> lastOk(c, 20) && servedBy(c, "p1", Instant.MIN) > 0
-            && probesSettled(c));
+            && c.json().probesSettled(Duration.ofSeconds(2), Instant.now()));
 
         Instant broken = Instant.now();
         Files.writeString(fault, "503");
         try {
           await("probe_down p1").atMost(Duration.ofSeconds(20))
               .until(() -> event(c, "probe_down", "p1", broken) != null);
-        } catch (org.awaitility.core.ConditionTimeoutException e) {
+        } catch (ConditionTimeoutException e) {
           throw new AssertionError("no probe_down of p1 within 20 s of its 503; the consumer's lines since: "
               + linesSince(c, broken) + "; its stderr: " + c.stderrTail(), e);
         }
@@ -220,17 +221,6 @@ class HealthCallIT {
    * Whether {@code p}'s probes have settled, as the lab waits before its faults: no instance's last probe verdict is
    * probe_down, and no probe or panic event in the last 2 s.
    */
-  private static boolean probesSettled(ChildProcess p) {
-    List<JsonNode> verdicts = p.json().lines().stream()
-        .filter(n -> List.of("probe_down", "probe_up", "panic_on", "panic_off").contains(n.path("event").asText()))
-        .toList();
-    java.util.Map<String, String> last = new java.util.HashMap<>();
-    verdicts.stream().filter(n -> n.path("event").asText().startsWith("probe_"))
-        .forEach(n -> last.put(n.path("instance").asText(), n.path("event").asText()));
-    return !last.containsValue("probe_down") && (verdicts.isEmpty()
-        || Instant.parse(verdicts.get(verdicts.size() - 1).path("ts").asText()).isBefore(Instant.now().minusSeconds(2)));
-  }
-
   /** What {@code p} printed from {@code t} on: its events whole, its calls as id, ok and latency (ms). */
   private static List<String> linesSince(ChildProcess p, Instant t) {
     return p.json().lines().stream().filter(n -> !Instant.parse(n.path("ts").asText("1970-01-01T00:00:00Z")).isBefore(t))

@@ -5,12 +5,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Predicate;
 
 /**
@@ -23,6 +27,7 @@ import java.util.function.Predicate;
  * lines of different processes sort and subtract alike. Immutable.
  */
 public final class JsonLog {
+  private static final Set<String> VERDICTS = Set.of("probe_down", "probe_up", "panic_on", "panic_off");
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final DateTimeFormatter TS =
       DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
@@ -101,6 +106,31 @@ public final class JsonLog {
   /** The first entry whose {@code event} is {@code event}. */
   public Optional<JsonNode> firstEvent(String event) {
     return first(n -> event.equals(n.path("event").asText()));
+  }
+
+  /**
+   * Whether a consumer's probes have settled by {@code now}: no endpoint probed down (a {@code probe_down} without a
+   * later {@code probe_up}), and no probe or panic verdict for {@code quiet}, counting its first line (the first set)
+   * as one, so that it has also probed for that long. A consumer's first probes, while its JVM starts beside others on
+   * two cores, can time out against a healthy provider; a fault started then meets a consumer already routing around
+   * one. False for an empty log.
+   */
+  public boolean probesSettled(Duration quiet, Instant now) {
+    if (lines.isEmpty()) {
+      return false;
+    }
+    Map<String, String> lastVerdict = new HashMap<>();
+    Instant lastEvent = ts(lines.get(0));
+    for (JsonNode n : lines) {
+      String event = n.path("event").asText();
+      if (VERDICTS.contains(event)) {
+        lastEvent = ts(n);
+        if (n.has("instance")) {
+          lastVerdict.put(n.path("instance").asText(), event);
+        }
+      }
+    }
+    return !lastVerdict.containsValue("probe_down") && Duration.between(lastEvent, now).compareTo(quiet) >= 0;
   }
 
   /** An entry's {@code ts}. */

@@ -6,11 +6,10 @@ import dev.muster.testing.ChildProcess;
 import dev.muster.testing.JsonLog;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Log arithmetic of the health scenarios (issue 16): a consumer's health events ({@code probe_down},
@@ -25,12 +24,8 @@ final class HealthLines {
   /** A gap this long in every consumer's fixed-rate calls at once is reported as a stall of the machine. */
   static final Duration STALL = Duration.ofSeconds(1);
 
-  private static final Set<String> VERDICTS = Set.of("probe_down", "probe_up", "panic_on", "panic_off");
-
   /**
-   * Waits until each of the probing {@code consumers} has every endpoint routable by its probes (no
-   * {@code probe_down} without a later {@code probe_up}) and printed no probe or panic event for {@code quiet}
-   * (and has probed for that long: its first line, the first set, counts as an event):
+   * Waits until each of the probing {@code consumers} has settled ({@link dev.muster.testing.JsonLog#probesSettled}):
    * a consumer's first probes, while its JVM and five others start on two cores, can time out against a healthy
    * provider, and a fault started then would be measured against a consumer already routing around one.
    */
@@ -38,27 +33,7 @@ final class HealthLines {
     ctx.await("probes settled (no endpoint probed down, no probe or panic event for " + quiet.toMillis()
         + " ms)", Duration.ofSeconds(30), POLL, () -> {
           Instant now = Instant.now();
-          for (ChildProcess c : consumers) {
-            Map<String, String> last = new HashMap<>();
-            List<JsonNode> lines = c.json().lines();
-            if (lines.isEmpty()) {
-              return false;
-            }
-            Instant lastEvent = JsonLog.ts(lines.get(0)); // its first set: probes have run for quiet since then
-            for (JsonNode n : lines) {
-              String event = n.path("event").asText();
-              if (VERDICTS.contains(event)) {
-                lastEvent = JsonLog.ts(n);
-                if (n.has("instance")) {
-                  last.put(n.path("instance").asText(), event);
-                }
-              }
-            }
-            if (last.containsValue("probe_down") || Duration.between(lastEvent, now).compareTo(quiet) < 0) {
-              return false;
-            }
-          }
-          return true;
+          return Arrays.stream(consumers).allMatch(c -> c.json().probesSettled(quiet, now));
         });
   }
 
@@ -75,7 +50,7 @@ final class HealthLines {
    * VM paused or starved), not Muster; a summary says so next to the figures it may have bent.
    */
   static String stall(Duration min, Instant from, Instant to, ChildProcess... consumers) {
-    List<List<Instant>> starts = new java.util.ArrayList<>();
+    List<List<Instant>> starts = new ArrayList<>();
     for (ChildProcess c : consumers) {
       starts.add(c.json().events("call").stream().map(JsonLog::ts)
           .filter(t -> !t.isBefore(from) && t.isBefore(to)).toList());
