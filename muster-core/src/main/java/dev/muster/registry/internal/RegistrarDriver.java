@@ -67,8 +67,11 @@ import org.slf4j.LoggerFactory;
  *       for one lease, not one per retry. A lease etcd no longer knows is replaced; a lease left when the attempt
  *       ends without a registration is revoked (when etcd answers). The first keepalive is due one interval after
  *       the lease's grant or its last renewal by a retry.
- *   <li>From the second consecutive connection failure on, {@link Io#resetConnection()} is called, so reconnects
- *       follow our backoff (full jitter from {@code retryBase} up to the keepalive interval), not the transport's.
+ *   <li>At the 2nd, 4th, 8th, 16th ... consecutive connection failure {@link Io#resetConnection()} is called, so
+ *       reconnects follow our backoff (full jitter from {@code retryBase} up to the keepalive interval), not the
+ *       transport's. Not at every failure: on a loaded machine a new connection (and a TLS handshake and password
+ *       check) can take longer than one call's deadline, and replacing it at every failure kept a start from ever
+ *       getting a lease; between replacements the connection goes on connecting while the calls time out.
  *   <li>Only a first registration may use a lease granted ahead ({@link Io#leaseForStart}); its first keepalive
  *       is due one interval after that lease's grant, however long ago. Should etcd no longer know it, the same
  *       attempt grants a new one and puts again. A re-registration after a lost lease always grants afresh: a
@@ -89,8 +92,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class RegistrarDriver {
   private static final Logger log = LoggerFactory.getLogger(RegistrarDriver.class);
-  /** Replace the connection after this many consecutive connection failures. */
-  static final int RESET_AFTER_FAILURES = 2;
+  /** Whether the {@code n}th consecutive connection failure replaces the connection: n = 2, 4, 8, 16, ... */
+  static boolean resetsAt(int n) {
+    return n >= 2 && Integer.bitCount(n) == 1;
+  }
 
   /** The outcome of a put-if-absent: either our revision, or the key's current holder. */
   public record PutResult(boolean created, long revision, long holderLease) {}
@@ -324,7 +329,7 @@ public final class RegistrarDriver {
             + " that EtcdConfig's endpoints name it, or raise RegistrarConfig's startTimeout", e));
         return;
       }
-      if (++startAttempts >= RESET_AFTER_FAILURES) {
+      if (resetsAt(++startAttempts)) {
         io.resetConnection();
       }
       cancelPending = timer.schedule(this::attemptStart, backoff.delay(startAttempts - 1));
@@ -526,7 +531,7 @@ public final class RegistrarDriver {
           + e.getMessage() + ")");
       return;
     }
-    if (failures >= RESET_AFTER_FAILURES) {
+    if (resetsAt(failures)) {
       io.resetConnection();
     }
     schedule(retry, backoff.delay(failures - 1));
@@ -649,7 +654,7 @@ public final class RegistrarDriver {
       emit(Type.REVOKED, lease, revision, attempt == 0 ? "" : "after " + attempt + " failed attempt(s)");
     } catch (IoException e) {
       if (e.failure() == Failure.UNAVAILABLE && nanoTime.getAsLong() - giveUpAtNanos < 0) {
-        if (attempt + 1 >= RESET_AFTER_FAILURES) {
+        if (resetsAt(attempt + 1)) {
           io.resetConnection();
         }
         schedule(() -> revoke(lease, attempt + 1, giveUpAtNanos), backoff.delay(attempt));

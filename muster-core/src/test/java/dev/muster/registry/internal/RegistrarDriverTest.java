@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.random.RandomGenerator;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -221,20 +222,29 @@ class RegistrarDriverTest {
     }
 
     @Test
-    void whileEtcdIsUnreachableItRetriesWithBackoffAndResetsTheConnectionFromTheSecondFailure() {
+    void whileEtcdIsUnreachableItRetriesWithBackoffAndResetsTheConnectionAtTheSecondAndFourthFailure() {
       etcd.down = true;
       driver.start();
       assertThat(etcd.resets).isZero();
       advanceExactly(ms(100));
-      assertThat(etcd.resets).as("replaced from the second consecutive failure").isEqualTo(1);
+      assertThat(etcd.resets).as("replaced at the second consecutive failure").isEqualTo(1);
       advanceExactly(ms(200));
-      etcd.down = false;
+      assertThat(etcd.resets).as("not at the third: the new connection may still be connecting").isEqualTo(1);
       advanceExactly(ms(400));
+      assertThat(etcd.resets).as("replaced again at the fourth").isEqualTo(2);
+      etcd.down = false;
+      advanceExactly(ms(800));
 
       assertThat(driver.started()).isCompleted();
       assertThat(etcd.journal).containsExactly("0ms grant", "100ms grant", "100ms reset", "300ms grant",
-          "300ms reset", "700ms grant", "700ms putIfAbsent 1");
+          "700ms grant", "700ms reset", "1500ms grant", "1500ms putIfAbsent 1");
       assertThat(types()).containsExactly(REGISTERED);
+    }
+
+    @Test
+    void theConnectionIsReplacedAtTheSecondFourthEighthAndEachDoublingConsecutiveFailure() {
+      assertThat(IntStream.rangeClosed(1, 40).filter(RegistrarDriver::resetsAt).boxed())
+          .containsExactly(2, 4, 8, 16, 32);
     }
 
     @Test
