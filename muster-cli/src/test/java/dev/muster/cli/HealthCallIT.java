@@ -119,29 +119,6 @@ class HealthCallIT {
     }
   }
 
-  @Test
-  void badHealthOptionsAreOneLineAndExit2() {
-    String[][] cases = {
-        {"--probe", "udp"},
-        {"--probe", "http:health"},
-        {"--probe", "http:/health", "--probe-expect", "abc"},
-        {"--probe", "tcp", "--unhealthy-threshold", "0"},
-        {"--panic-threshold", "101"},
-        {"--slow-start-min-weight", "0"},
-        {"--max-stale", "0s"},
-        {"--stale-policy", "SOMETIMES"},
-    };
-    for (String[] bad : cases) {
-      List<String> args = new ArrayList<>(List.of("call", "x", "/hello", "--count", "1", "--endpoints",
-          etcd.endpointsString()));
-      args.addAll(List.of(bad));
-      ChildProcess p = MusterJar.run(Duration.ofSeconds(60), args.toArray(String[]::new));
-      assertThat(p.exitCode(Duration.ofSeconds(1))).as("%s: %s", List.of(bad), p.stderr()).isEqualTo(2);
-      assertThat(p.stderr()).as("%s", List.of(bad)).isNotEmpty();
-      assertThat(String.join("\n", p.stderr())).as("%s", List.of(bad)).doesNotContain("\tat ");
-    }
-  }
-
   private static ChildProcess provider(String service, String id, String... extra) throws Exception {
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
