@@ -31,6 +31,7 @@ final class EchoFleet implements AutoCloseable {
   private final String service;
   private final List<Server> servers = new ArrayList<>();
   private final List<AtomicInteger> inFlight = new ArrayList<>();
+  private final List<AtomicBoolean> holds = new ArrayList<>();
   private final List<Registration> registrations = new ArrayList<>();
 
   EchoFleet(EtcdRegistry registry, String service) {
@@ -47,14 +48,16 @@ final class EchoFleet implements AutoCloseable {
   Registration start(String id, int weight, Duration drain) {
     Server server;
     AtomicInteger calls = new AtomicInteger();
+    AtomicBoolean hold = new AtomicBoolean();
     try {
       server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-          .addService(ServerInterceptors.intercept(Echo.service(id), counting(calls))).build().start();
+          .addService(ServerInterceptors.intercept(Echo.service(id), counting(calls, hold))).build().start();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
     servers.add(server);
     inFlight.add(calls);
+    holds.add(hold);
     Registration r = registry.register(Instance.of(service, "127.0.0.1", server.getPort()).id(id).weight(weight),
         RegistrarConfig.builder().drain(drain).shutdownHook(false).build());
     registrations.add(r);
@@ -71,8 +74,20 @@ final class EchoFleet implements AutoCloseable {
     return inFlight.get(index).get();
   }
 
-  /** Counts a call from its start until the server sends its status or it is cancelled, whichever is first. */
-  private static ServerInterceptor counting(AtomicInteger calls) {
+  /**
+   * From now on the server started {@code index}-th withholds every answer: its calls stay in flight until it is
+   * shut down, so a test's {@code shutdownNow()} certainly cuts the ones it has (a loaded machine once let the one
+   * call a test saw in flight finish between the check and the kill).
+   */
+  void holdAnswers(int index) {
+    holds.get(index).set(true);
+  }
+
+  /**
+   * Counts a call from its start until the server sends its status or it is cancelled, whichever is first; while
+   * {@code hold} is set, the status is never sent (the call stays in flight).
+   */
+  private static ServerInterceptor counting(AtomicInteger calls, AtomicBoolean hold) {
     return new ServerInterceptor() {
       @Override
       public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
@@ -87,6 +102,9 @@ final class EchoFleet implements AutoCloseable {
         ServerCall<Q, R> counted = new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
           @Override
           public void close(Status status, Metadata trailers) {
+            if (hold.get()) {
+              return; // withheld: in flight until the server is shut down (onCancel ends it)
+            }
             end.run();
             super.close(status, trailers);
           }

@@ -128,7 +128,9 @@ class MusterGrpcIT {
         }));
       }
       Thread.sleep(1000);
-      // Chance alone once left "a" with no call in flight at the kill (0 retries to see): wait until it has one.
+      // Chance alone once left "a" with no call in flight at the kill (0 retries to see), and a loaded machine once
+      // let the call seen in flight finish before the kill: "a" now holds its answers, so what it has stays in flight.
+      fleet.holdAnswers(0);
       await("a call in flight on a").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1))
           .until(() -> fleet.inFlight(0) > 0);
       fleet.server(0).shutdownNow(); // "a" dies; its registration stays (a crash before the lease expires)
