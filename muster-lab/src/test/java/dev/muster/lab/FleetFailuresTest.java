@@ -30,6 +30,18 @@ class FleetFailuresTest {
   }
 
   @Test
+  void whileOneProviderIsFrozenOnlyATimeoutOnAnotherIsNotCountedAsARoutingFailure() {
+    List<JsonNode> calls = JsonLog.parse(List.of(OK,
+        failed("TimeoutException: attempt to default/hello/v1/p2 timed out after 300 ms", "\"p3\",\"p2\"", 601),
+        failed("TimeoutException: attempt to default/hello/v1/p3 timed out after 300 ms", "\"p3\",\"p3\"", 601),
+        failed("TimeoutException: attempt to default/hello/v1/p3 timed out after 300 ms", "\"p3\"", 301),
+        failed("ConnectException: Connection refused", "\"p1\"", 2))).events("call");
+
+    assertThat(Fleet.failed(calls)).isEqualTo(4);
+    assertThat(Fleet.failedExceptTimeoutsOnServing(calls, "p3")).as("all but the timeout on p2").isEqualTo(3);
+  }
+
+  @Test
   void failuresNameEachErrorItsAttemptsAndLatencyUpToThree() {
     List<JsonNode> calls = JsonLog.parse(List.of(OK,
         failed("HttpTimeoutException: request timed out", "\"p1\"", 330),
