@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.muster.testing.JsonLog;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** Which failed calls a scenario judges, and how a result names them. */
@@ -30,15 +31,21 @@ class FleetFailuresTest {
   }
 
   @Test
-  void whileOneProviderIsFrozenOnlyATimeoutOnAnotherIsNotCountedAsARoutingFailure() {
+  void whileAProviderIsStaleOnlyACallThatAlsoFailedOnAServingOneIsLetOff() {
     List<JsonNode> calls = JsonLog.parse(List.of(OK,
         failed("TimeoutException: attempt to default/hello/v1/p2 timed out after 300 ms", "\"p3\",\"p2\"", 601),
+        failed("TimeoutException: attempt to default/hello/v1/p3 timed out after 300 ms", "\"p2\",\"p3\"", 662),
         failed("TimeoutException: attempt to default/hello/v1/p3 timed out after 300 ms", "\"p3\",\"p3\"", 601),
         failed("TimeoutException: attempt to default/hello/v1/p3 timed out after 300 ms", "\"p3\"", 301),
-        failed("ConnectException: Connection refused", "\"p1\"", 2))).events("call");
+        failed("ConnectException: Connection refused", "\"p1\"", 2),
+        failed("NoEndpointException: no endpoint to call: the balancer's endpoint set is empty", "", 0)))
+        .events("call");
 
-    assertThat(Fleet.failed(calls)).isEqualTo(4);
-    assertThat(Fleet.failedExceptTimeoutsOnServing(calls, "p3")).as("all but the timeout on p2").isEqualTo(3);
+    assertThat(Fleet.failed(calls)).isEqualTo(6);
+    assertThat(Fleet.failedExceptLoadOnServing(calls, Set.of("p3")))
+        .as("all but the timeout on p2 and the retry after p2 failed").isEqualTo(4);
+    assertThat(Fleet.failedExceptLoadOnServing(calls, Set.of("p2", "p3")))
+        .as("with p2 stale too, every failure is the routing's").isEqualTo(6);
   }
 
   @Test
