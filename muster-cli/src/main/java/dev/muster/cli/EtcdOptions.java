@@ -4,6 +4,7 @@ import dev.muster.Durations;
 import dev.muster.etcd.EtcdConfig;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.function.UnaryOperator;
 import picocli.CommandLine.Option;
 
 /**
@@ -73,7 +74,7 @@ class EtcdOptions {
   }
 
   /** As {@link #etcdConfig()}, reading the environment through {@code env} (tests pass a map). */
-  EtcdConfig etcdConfig(java.util.function.UnaryOperator<String> env) {
+  EtcdConfig etcdConfig(UnaryOperator<String> env) {
     EtcdConfig.Builder b = EtcdConfig.builder().endpoints(endpoints(endpoints, env.apply(ENDPOINTS_ENV)));
     Path ca = file(cacert, env.apply("MUSTER_CACERT"));
     Path certificate = file(cert, env.apply("MUSTER_CERT"));
@@ -97,15 +98,20 @@ class EtcdOptions {
     if (etcdUser != null) {
       b.credentials(etcdUser, secret);
     }
-    String timeoutEnv = blankToNull(env.apply("MUSTER_REQUEST_TIMEOUT"));
-    if (requestTimeout != null) {
-      b.requestTimeout(requestTimeout);
-    } else if (timeoutEnv != null) {
-      b.requestTimeout(Durations.parse("MUSTER_REQUEST_TIMEOUT", timeoutEnv));
-    } else {
-      b.requestTimeout(DEFAULT_REQUEST_TIMEOUT);
-    }
+    b.requestTimeout(duration(requestTimeout, "MUSTER_REQUEST_TIMEOUT", env, DEFAULT_REQUEST_TIMEOUT));
     return b.build();
+  }
+
+  /**
+   * The flag if given, else the environment variable {@code name} if set and not blank (a malformed one is an
+   * {@link dev.muster.InvalidInputException} naming it), else {@code fallback}.
+   */
+  static Duration duration(Duration flag, String name, UnaryOperator<String> env, Duration fallback) {
+    if (flag != null) {
+      return flag;
+    }
+    String fromEnv = blankToNull(env.apply(name));
+    return fromEnv == null ? fallback : Durations.parse(name, fromEnv);
   }
 
   private static Path file(Path flag, String env) {

@@ -1,6 +1,5 @@
 package dev.muster.cli;
 
-import dev.muster.Durations;
 import dev.muster.InvalidInputException;
 import dev.muster.registry.Instance;
 import dev.muster.registry.RegistrarConfig;
@@ -64,9 +63,7 @@ final class InstanceOptions {
 
   /** As {@link #registrar()}, reading the environment through {@code env} (tests pass a map). */
   RegistrarConfig.Builder registrar(UnaryOperator<String> env) {
-    String fromEnv = env.apply("MUSTER_START_TIMEOUT");
-    Duration start = startTimeout != null ? startTimeout : fromEnv == null || fromEnv.isBlank()
-        ? DEFAULT_START_TIMEOUT : Durations.parse("MUSTER_START_TIMEOUT", fromEnv);
+    Duration start = EtcdOptions.duration(startTimeout, "MUSTER_START_TIMEOUT", env, DEFAULT_START_TIMEOUT);
     return RegistrarConfig.builder().ttl(ttl).keepaliveInterval(keepalive).maxFailures(maxFailures)
         .startTimeout(start);
   }

@@ -2,8 +2,10 @@ package dev.muster.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.muster.InvalidInputException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,5 +47,22 @@ class CommonOptionsTest {
     options.passwordFile = dir.resolve("missing");
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> options.etcdConfig(Map.<String, String>of()::get))
         .hasMessageContaining("password-file").hasMessageContaining("no such file");
+  }
+
+  @Test
+  void theRequestTimeoutComesFromTheFlagElseTheEnvironmentElseFiveSeconds() {
+    Map<String, String> env = Map.of("MUSTER_REQUEST_TIMEOUT", "8s");
+    CommonOptions options = new CommonOptions();
+
+    assertThat(options.etcdConfig(Map.<String, String>of()::get).requestTimeout()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(options.etcdConfig(Map.of("MUSTER_REQUEST_TIMEOUT", " ")::get).requestTimeout())
+        .as("blank is unset").isEqualTo(Duration.ofSeconds(5));
+    assertThat(options.etcdConfig(env::get).requestTimeout()).isEqualTo(Duration.ofSeconds(8));
+    options.requestTimeout = Duration.ofMillis(1500);
+    assertThat(options.etcdConfig(env::get).requestTimeout()).as("the flag wins").isEqualTo(Duration.ofMillis(1500));
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> new CommonOptions().etcdConfig(Map.of("MUSTER_REQUEST_TIMEOUT", "later")::get))
+        .isInstanceOf(InvalidInputException.class).hasMessageContaining("MUSTER_REQUEST_TIMEOUT")
+        .hasMessageContaining("later");
   }
 }
