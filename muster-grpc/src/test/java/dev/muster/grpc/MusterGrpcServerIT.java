@@ -50,8 +50,10 @@ class MusterGrpcServerIT {
   @RegisterExtension
   static EtcdCluster etcd = EtcdCluster.builder().members(1).build();
 
+  // A start keeps trying for 30 s: a loaded suite once left a lease grant here unanswered for 5 s (the start
+  // timeout was 5 s), while a test in another JVM on another etcd stalled too. No test here is about start latency.
   private static final RegistrarConfig FAST = RegistrarConfig.builder()
-      .ttl(Duration.ofSeconds(3)).keepaliveInterval(Duration.ofSeconds(1)).startTimeout(Duration.ofSeconds(5))
+      .ttl(Duration.ofSeconds(3)).keepaliveInterval(Duration.ofSeconds(1)).startTimeout(Duration.ofSeconds(30))
       .shutdownHook(false).build();
 
   private EtcdRegistry registry;
