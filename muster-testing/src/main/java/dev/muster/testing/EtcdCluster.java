@@ -257,7 +257,22 @@ public final class EtcdCluster implements AutoCloseable, BeforeAllCallback, Afte
 
   @Override
   public void afterAll(ExtensionContext context) {
+    reportSlowness(context);
     close();
+  }
+
+  /**
+   * Prints, to the test's output, what each member logged as slow during {@code context} (see {@link
+   * EtcdMember#slowSinceLastAsked()}); nothing when etcd saw no stall.
+   */
+  private synchronized void reportSlowness(ExtensionContext context) {
+    for (EtcdMember m : members) {
+      String slow = m.slowSinceLastAsked();
+      if (!slow.isEmpty()) {
+        System.out.println("etcd " + m.name() + " at " + m.clientUrl() + " during " + context.getDisplayName()
+            + ": " + slow);
+      }
+    }
   }
 
   @Override
@@ -272,6 +287,7 @@ public final class EtcdCluster implements AutoCloseable, BeforeAllCallback, Afte
 
   @Override
   public synchronized void afterEach(ExtensionContext context) {
+    reportSlowness(context);
     if (startedForOneTest) {
       startedForOneTest = false;
       close();

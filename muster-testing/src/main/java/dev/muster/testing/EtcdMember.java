@@ -16,6 +16,8 @@ import java.util.OptionalLong;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * One etcd process of an {@link EtcdCluster}: its client URL, its process id, and the faults a test can
@@ -47,6 +49,7 @@ public final class EtcdMember {
   private Process process;
   private boolean paused;
   private volatile String memberId = "";
+  private int slowLinesSeen; // log lines slowSinceLastAsked has read
   private final String scheme;
 
   EtcdMember(String name, int index, int clientPort, int peerPort, Path memberDir, Path binary, boolean tls) {
@@ -224,6 +227,52 @@ public final class EtcdMember {
     } catch (IOException e) {
       return "(could not read " + logFile + ": " + e.getMessage() + ")";
     }
+  }
+
+  /**
+   * What etcd itself logged as slow since the last call: its {@code slow fdatasync} warnings (the disk) and its
+   * {@code took too long} warnings (a request or an apply), each as a count and the longest {@code took}; empty when
+   * there were none. Lets a test that failed under load say whether etcd saw the stall too.
+   */
+  public synchronized String slowSinceLastAsked() {
+    List<String> lines;
+    try {
+      if (!Files.exists(logFile)) {
+        return "";
+      }
+      lines = Files.readAllLines(logFile, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      return "";
+    }
+    List<String> fresh = lines.subList(Math.min(slowLinesSeen, lines.size()), lines.size());
+    slowLinesSeen = lines.size();
+    String fsync = slowSummary(fresh, "slow fdatasync");
+    String request = slowSummary(fresh, "took too long");
+    return fsync.isEmpty() ? request : request.isEmpty() ? fsync : fsync + ", " + request;
+  }
+
+  private static final Pattern TOOK = Pattern.compile("\"took\":\"([0-9.]+)(ms|s|\u00b5s|us)\"");
+
+  private static String slowSummary(List<String> lines, String marker) {
+    int count = 0;
+    double longestMs = 0;
+    for (String line : lines) {
+      if (!line.contains(marker)) {
+        continue;
+      }
+      count++;
+      Matcher m = TOOK.matcher(line);
+      if (m.find()) {
+        double v = Double.parseDouble(m.group(1));
+        double ms = switch (m.group(2)) {
+          case "s" -> v * 1000;
+          case "ms" -> v;
+          default -> v / 1000;
+        };
+        longestMs = Math.max(longestMs, ms);
+      }
+    }
+    return count == 0 ? "" : String.format("%d %s (longest %.0f ms)", count, marker, longestMs);
   }
 
   /**
