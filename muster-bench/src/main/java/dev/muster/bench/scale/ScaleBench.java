@@ -29,9 +29,11 @@ import dev.muster.testing.EtcdMember;
 import dev.muster.testing.JsonLog;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -92,6 +94,7 @@ public final class ScaleBench {
   private static final Duration READY_LIMIT = Duration.ofMinutes(5);
   private static final Duration SEEN_LIMIT = Duration.ofSeconds(60);
   private static final String SERVICE = "scale";
+  private static final HttpClient HEALTH = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
   /**
    * register() → visible in every cache, and what etcd (and the proxy) spent meanwhile.
@@ -331,16 +334,19 @@ public final class ScaleBench {
   private void throughProxy(EtcdCluster etcd) {
     int port = freePort();
     EtcdMember member = etcd.member(0);
+    // etcd 3.5's proxy dials its own advertised address for its /proxy/health check and exits when that does not
+    // answer within 5 s; the default, 127.0.0.1:23790, is not where it listens here (3.4 only registers it).
     List<String> command = List.of(EtcdBinary.locate().toString(), "grpc-proxy", "start",
-        "--endpoints=127.0.0.1:" + member.clientPort(), "--listen-addr=127.0.0.1:" + port);
+        "--endpoints=127.0.0.1:" + member.clientPort(), "--listen-addr=127.0.0.1:" + port,
+        "--advertise-client-url=127.0.0.1:" + port);
     try (ChildProcess proxy = ChildProcess.start("grpc-proxy", command, dir.resolve("grpc-proxy.out"),
         dir.resolve("grpc-proxy.err"))) {
-      Wait.until("etcd grpc-proxy to listen on 127.0.0.1:" + port, Duration.ofSeconds(30), Duration.ofMillis(50),
-          () -> {
+      Wait.until("etcd grpc-proxy to answer /health on 127.0.0.1:" + port, Duration.ofSeconds(30),
+          Duration.ofMillis(50), () -> {
             if (!proxy.isAlive()) {
               throw new BenchException("etcd grpc-proxy exited: " + proxy.stderrTail());
             }
-            return accepts(port);
+            return healthy(port);
           });
       progress.println("scale: etcd grpc-proxy (pid " + proxy.pid() + ") on 127.0.0.1:" + port);
       try (WatcherFleet fleet = fleet("http://127.0.0.1:" + port, "watchers-proxy", true)) {
@@ -643,12 +649,17 @@ public final class ScaleBench {
     }
   }
 
-  private static boolean accepts(int port) {
-    try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-      return true;
+  /** Whether the proxy on {@code port} answers {@code GET /health} with 200: it serves, and reaches etcd. */
+  private static boolean healthy(int port) {
+    try {
+      HttpResponse<String> r = HEALTH.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health"))
+          .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.ofString());
+      return r.statusCode() == 200;
     } catch (IOException e) {
       return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BenchException("interrupted while waiting for etcd grpc-proxy");
     }
   }
 }
