@@ -16,6 +16,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -230,9 +231,12 @@ public final class EtcdMember {
   }
 
   /**
-   * What etcd itself logged as slow since the last call: its {@code slow fdatasync} warnings (the disk) and its
-   * {@code took too long} warnings (a request or an apply), each as a count and the longest {@code took}; empty when
-   * there were none. Lets a test that failed under load say whether etcd saw the stall too.
+   * What etcd itself logged as slow since the last call: its {@code slow fdatasync} warnings (the disk), its late
+   * heartbeats ({@code failed to send out heartbeat on time}: a leader that could not keep up), its ReadIndex
+   * retries (a linearizable read that waited past the retry timeout) and its other {@code took too long} warnings
+   * (an apply), each as a count with the longest duration the lines give ({@code took}, {@code exceeded-duration} or
+   * {@code retry-timeout}); empty when there were none. Lets a test that failed under load say whether etcd saw the
+   * stall too.
    */
   public synchronized String slowSinceLastAsked() {
     List<String> lines;
@@ -246,33 +250,44 @@ public final class EtcdMember {
     }
     List<String> fresh = lines.subList(Math.min(slowLinesSeen, lines.size()), lines.size());
     slowLinesSeen = lines.size();
-    String fsync = slowSummary(fresh, "slow fdatasync");
-    String request = slowSummary(fresh, "took too long");
-    return fsync.isEmpty() ? request : request.isEmpty() ? fsync : fsync + ", " + request;
+    List<String> parts = new ArrayList<>();
+    slowSummary(fresh, l -> l.contains("slow fdatasync"), "slow fdatasync", "took").ifPresent(parts::add);
+    slowSummary(fresh, l -> l.contains(HEARTBEAT), "late heartbeats", "exceeded-duration").ifPresent(parts::add);
+    slowSummary(fresh, l -> l.contains(READ_INDEX), "ReadIndex retries", "retry-timeout").ifPresent(parts::add);
+    slowSummary(fresh, l -> l.contains("took too long") && !l.contains(HEARTBEAT) && !l.contains(READ_INDEX),
+        "took too long", "took").ifPresent(parts::add);
+    return String.join(", ", parts);
   }
 
-  private static final Pattern TOOK = Pattern.compile("\"took\":\"([0-9.]+)(ms|s|\u00b5s|us)\"");
+  private static final String HEARTBEAT = "failed to send out heartbeat on time";
+  private static final String READ_INDEX = "waiting for ReadIndex response took too long";
 
-  private static String slowSummary(List<String> lines, String marker) {
+  private static Optional<String> slowSummary(List<String> lines, Predicate<String> kind, String label,
+      String durationField) {
+    Pattern field = Pattern.compile("\"" + durationField + "\":\"([0-9.]+)(ms|s|\u00b5s|us|ns)\"");
     int count = 0;
-    double longestMs = 0;
+    double longestMs = -1;
     for (String line : lines) {
-      if (!line.contains(marker)) {
+      if (!kind.test(line)) {
         continue;
       }
       count++;
-      Matcher m = TOOK.matcher(line);
+      Matcher m = field.matcher(line);
       if (m.find()) {
         double v = Double.parseDouble(m.group(1));
         double ms = switch (m.group(2)) {
           case "s" -> v * 1000;
           case "ms" -> v;
+          case "ns" -> v / 1_000_000;
           default -> v / 1000;
         };
         longestMs = Math.max(longestMs, ms);
       }
     }
-    return count == 0 ? "" : String.format("%d %s (longest %.0f ms)", count, marker, longestMs);
+    if (count == 0) {
+      return Optional.empty();
+    }
+    return Optional.of(count + " " + label + (longestMs < 0 ? "" : String.format(" (longest %.0f ms)", longestMs)));
   }
 
   /**
