@@ -159,6 +159,17 @@ public final class EtcdHttp {
   }
 
   /**
+   * The cluster's current revision as a linearizable read sees it (the header of a count-only range), so it counts
+   * every write acknowledged before the call, which a follower's own status may not have applied yet; empty when
+   * the member does not answer within {@code timeout} or refuses (no quorum, for one).
+   */
+  public static Optional<Long> currentRevision(URI clientUrl, Duration timeout) {
+    return postAs(clientUrl, "/v3/kv/range", "{\"key\":\"AA==\",\"count_only\":true}", timeout)
+        .filter(body -> error(body).isEmpty())
+        .map(body -> body.path("header").path("revision").asLong());
+  }
+
+  /**
    * Compacts the key space up to {@code revision} (physically). Returns normally when the revision is already
    * compacted; throws when the member does not answer or refuses for any other reason.
    */
