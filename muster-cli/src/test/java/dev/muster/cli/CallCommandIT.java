@@ -73,8 +73,8 @@ class CallCommandIT {
         a.exitCode(Duration.ofSeconds(20));
         b.exitCode(Duration.ofSeconds(20));
         Instant end = Instant.now();
-        long aWarmup = failuresBefore(a, stopAt);
-        long bWarmup = failuresBefore(b, stopAt);
+        long aWarmup = Fleet.failed(Fleet.calls(a, Instant.MIN, stopAt));
+        long bWarmup = Fleet.failed(Fleet.calls(b, Instant.MIN, stopAt));
         // Each window judges against the one provider that is down in it: p1 from its SIGSTOP until p2's kill (it
         // is back and registered again before that), p2 from its kill on. A retry that went to a provider serving
         // at the time and failed there met the machine's load, whichever provider that was.
@@ -130,14 +130,6 @@ class CallCommandIT {
 
   private static long failures(ChildProcess p) {
     return callLines(p).stream().filter(n -> !n.path("ok").asBoolean()).count();
-  }
-
-  private static boolean startedBefore(JsonNode call, Instant t) {
-    return Instant.parse(call.path("ts").asText()).isBefore(t);
-  }
-
-  private static long failuresBefore(ChildProcess p, Instant t) {
-    return callLines(p).stream().filter(n -> !n.path("ok").asBoolean() && startedBefore(n, t)).count();
   }
 
   /** The last {@code n} calls to complete all succeeded. */

@@ -238,33 +238,42 @@ public final class EtcdMember {
    * {@code retry-timeout}); empty when there were none. Lets a test that failed under load say whether etcd saw the
    * stall too.
    */
-  public synchronized String slowSinceLastAsked() {
+  public String slowSinceLastAsked() {
     List<String> lines;
     try {
       if (!Files.exists(logFile)) {
         return "";
       }
-      lines = Files.readAllLines(logFile, StandardCharsets.UTF_8);
+      lines = Files.readAllLines(logFile, StandardCharsets.UTF_8); // outside the lock: stop, kill, pause take it
     } catch (IOException e) {
       return "";
     }
-    List<String> fresh = lines.subList(Math.min(slowLinesSeen, lines.size()), lines.size());
-    slowLinesSeen = lines.size();
+    List<String> fresh;
+    synchronized (this) {
+      fresh = lines.subList(Math.min(slowLinesSeen, lines.size()), lines.size());
+      slowLinesSeen = lines.size();
+    }
     List<String> parts = new ArrayList<>();
-    slowSummary(fresh, l -> l.contains("slow fdatasync"), "slow fdatasync", "took").ifPresent(parts::add);
-    slowSummary(fresh, l -> l.contains(HEARTBEAT), "late heartbeats", "exceeded-duration").ifPresent(parts::add);
-    slowSummary(fresh, l -> l.contains(READ_INDEX), "ReadIndex retries", "retry-timeout").ifPresent(parts::add);
+    slowSummary(fresh, l -> l.contains("slow fdatasync"), "slow fdatasync", TOOK).ifPresent(parts::add);
+    slowSummary(fresh, l -> l.contains(HEARTBEAT), "late heartbeats", EXCEEDED).ifPresent(parts::add);
+    slowSummary(fresh, l -> l.contains(READ_INDEX), "ReadIndex retries", RETRY_TIMEOUT).ifPresent(parts::add);
     slowSummary(fresh, l -> l.contains("took too long") && !l.contains(HEARTBEAT) && !l.contains(READ_INDEX),
-        "took too long", "took").ifPresent(parts::add);
+        "took too long", TOOK).ifPresent(parts::add);
     return String.join(", ", parts);
   }
 
   private static final String HEARTBEAT = "failed to send out heartbeat on time";
   private static final String READ_INDEX = "waiting for ReadIndex response took too long";
+  private static final Pattern TOOK = durationField("took");
+  private static final Pattern EXCEEDED = durationField("exceeded-duration");
+  private static final Pattern RETRY_TIMEOUT = durationField("retry-timeout");
+
+  private static Pattern durationField(String name) {
+    return Pattern.compile("\"" + name + "\":\"([0-9.]+)(ms|s|\u00b5s|us|ns)\"");
+  }
 
   private static Optional<String> slowSummary(List<String> lines, Predicate<String> kind, String label,
-      String durationField) {
-    Pattern field = Pattern.compile("\"" + durationField + "\":\"([0-9.]+)(ms|s|\u00b5s|us|ns)\"");
+      Pattern field) {
     int count = 0;
     double longestMs = -1;
     for (String line : lines) {
