@@ -1,0 +1,173 @@
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.api.LeaseGrpc;
+import io.etcd.jetcd.api.LeaseKeepAliveRequest;
+import io.etcd.jetcd.api.LeaseKeepAliveResponse;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.MethodDescriptor;
+import io.grpc.stub.StreamObserver;
+import java.io.File;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * The two premises of docs/design-registrations.md, item 3, on a private etcd without auth: (1) a ClientInterceptor
+ * given to jetcd's builder receives the channel jetcd calls on, and a grpc-java LeaseGrpc stub built on it opens a
+ * LeaseKeepAlive stream on jetcd's connection; (2) keepalives sent on that one stream reach etcd once each, where
+ * jetcd's keepAliveOnce sends each twice. Counts etcd's received LeaseKeepAlive messages from its /metrics around
+ * N keepalives of each kind. A source-file program, not part of the bench:
+ *
+ * <pre>
+ * java -cp muster-bench/target/muster-bench.jar muster-bench/probe/KeepAliveStreamProbe.java .cache/etcd/default/usr/bin/etcd 100
+ * </pre>
+ * The etcd it starts is killed by its pid, also when the probe fails.
+ */
+public class KeepAliveStreamProbe {
+  private static final Pattern RECEIVED = Pattern.compile(
+      "grpc_server_msg_received_total\\{grpc_method=\"LeaseKeepAlive\"[^}]*\\} (\\S+)");
+
+  public static void main(String[] args) throws Exception {
+    if (args.length != 2) {
+      System.err.println("usage: KeepAliveStreamProbe ETCD_BIN N (e.g. .cache/etcd/default/usr/bin/etcd 100)");
+      System.exit(2);
+    }
+    int n = Integer.parseInt(args[1]);
+    Path data = Files.createTempDirectory("keepalive-stream-probe-");
+    int clientPort = freePort();
+    int peerPort = freePort();
+    String url = "http://127.0.0.1:" + clientPort;
+    String peer = "http://127.0.0.1:" + peerPort;
+    List<String> command = List.of(args[0], "--name", "m0", "--data-dir", data.resolve("member").toString(),
+        "--listen-client-urls", url, "--advertise-client-urls", url, "--listen-peer-urls", peer,
+        "--initial-advertise-peer-urls", peer, "--initial-cluster", "m0=" + peer, "--log-level", "error");
+    File log = data.resolve("etcd.log").toFile();
+    Process etcd = new ProcessBuilder(command).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log)).start();
+    AtomicReference<Channel> captured = new AtomicReference<>();
+    ClientInterceptor capture = new ClientInterceptor() {
+      @Override
+      public <Q, A> ClientCall<Q, A> interceptCall(MethodDescriptor<Q, A> method, CallOptions options, Channel next) {
+        captured.compareAndSet(null, next);
+        return next.newCall(method, options);
+      }
+    };
+    try (Client client = Client.builder().endpoints(URI.create(url)).interceptor(capture).build()) {
+      awaitMetrics(url);
+      long lease = client.getLeaseClient().grant(60).get(10, TimeUnit.SECONDS).getID();
+      System.out.println(version(args[0]) + "; one lease, " + n + " keepalives of each kind, one after another");
+      System.out.println("channel seen by the interceptor: " + (captured.get() == null ? "none"
+          : captured.get().getClass().getName() + " (authority " + captured.get().authority() + ")"));
+
+      double before = received(url);
+      for (int i = 0; i < n; i++) {
+        client.getLeaseClient().keepAliveOnce(lease).get(10, TimeUnit.SECONDS);
+      }
+      double afterOnce = received(url);
+      System.out.printf("jetcd keepAliveOnce: %d keepalives, etcd received %.0f LeaseKeepAlive messages%n", n,
+          afterOnce - before);
+
+      BlockingQueue<Object> answers = new ArrayBlockingQueue<>(n + 1);
+      StreamObserver<LeaseKeepAliveRequest> stream = LeaseGrpc.newStub(captured.get())
+          .leaseKeepAlive(new StreamObserver<LeaseKeepAliveResponse>() {
+            @Override
+            public void onNext(LeaseKeepAliveResponse response) {
+              answers.add(response);
+            }
+
+            @Override
+            public void onError(Throwable t) {
+              answers.add(t);
+            }
+
+            @Override
+            public void onCompleted() {
+              answers.add("completed");
+            }
+          });
+      int answered = 0;
+      long ttlSum = 0;
+      for (int i = 0; i < n; i++) {
+        stream.onNext(LeaseKeepAliveRequest.newBuilder().setID(lease).build());
+        Object answer = answers.poll(10, TimeUnit.SECONDS);
+        if (!(answer instanceof LeaseKeepAliveResponse r)) {
+          System.out.println("keepalive " + (i + 1) + " on the shared stream: " + answer);
+          break;
+        }
+        if (r.getID() == lease) {
+          answered++;
+          ttlSum += r.getTTL();
+        }
+      }
+      stream.onCompleted();
+      double afterStream = received(url);
+      System.out.printf("one stream on jetcd's channel: %d keepalives, %d answered for the lease (mean TTL %.0f s),"
+          + " etcd received %.0f LeaseKeepAlive messages%n", n, answered, answered == 0 ? 0.0 : (double) ttlSum / answered,
+          afterStream - afterOnce);
+    } finally {
+      etcd.destroyForcibly().waitFor(); // SIGKILL, by the pid this probe holds
+      try (Stream<Path> walk = Files.walk(data)) {
+        walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+  }
+
+  private static double received(String url) throws IOException, InterruptedException {
+    Thread.sleep(200); // etcd counts a message when its handler reads it
+    Matcher m = RECEIVED.matcher(metrics(url));
+    double sum = 0;
+    while (m.find()) {
+      sum += Double.parseDouble(m.group(1));
+    }
+    return sum;
+  }
+
+  private static String metrics(String url) throws IOException, InterruptedException {
+    HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/metrics")).timeout(Duration.ofSeconds(5)).build();
+    return HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString()).body();
+  }
+
+  private static void awaitMetrics(String url) throws InterruptedException {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+    while (System.nanoTime() < until) {
+      try {
+        metrics(url);
+        return;
+      } catch (IOException e) {
+        Thread.sleep(50);
+      }
+    }
+    throw new IllegalStateException("etcd did not answer /metrics within 15 s");
+  }
+
+  private static String version(String binary) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(binary, "--version").redirectErrorStream(true).start();
+    String first = new String(p.getInputStream().readAllBytes()).lines().findFirst().orElse("?");
+    p.waitFor();
+    return first;
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+}
