@@ -1,4 +1,7 @@
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.api.AuthGrpc;
+import io.etcd.jetcd.api.AuthenticateRequest;
 import io.etcd.jetcd.api.LeaseGrpc;
 import io.etcd.jetcd.api.LeaseKeepAliveRequest;
 import io.etcd.jetcd.api.LeaseKeepAliveResponse;
@@ -6,7 +9,9 @@ import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
 import io.grpc.ClientInterceptor;
+import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
+import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
 import java.io.File;
 import java.io.IOException;
@@ -16,6 +21,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,10 +40,12 @@ import java.util.stream.Stream;
  * given to jetcd's builder receives the channel jetcd calls on, and a grpc-java LeaseGrpc stub built on it opens a
  * LeaseKeepAlive stream on jetcd's connection; (2) keepalives sent on that one stream reach etcd once each, where
  * jetcd's keepAliveOnce sends each twice. Counts etcd's received LeaseKeepAlive messages from its /metrics around
- * N keepalives of each kind. A source-file program, not part of the bench:
+ * N keepalives of each kind. With {@code auth} as a third argument it enables auth first (root), then sends one
+ * keepalive on a stream without a token and N on a stream with a token from Auth/Authenticate (the second premise).
+ * A source-file program, not part of the bench:
  *
  * <pre>
- * java -cp muster-bench/target/muster-bench.jar muster-bench/probe/KeepAliveStreamProbe.java .cache/etcd/default/usr/bin/etcd 100
+ * java -cp muster-bench/target/muster-bench.jar muster-bench/probe/KeepAliveStreamProbe.java .cache/etcd/default/usr/bin/etcd 100 [auth]
  * </pre>
  * The etcd it starts is killed by its pid, also when the probe fails.
  */
@@ -46,10 +54,11 @@ public class KeepAliveStreamProbe {
       "grpc_server_msg_received_total\\{grpc_method=\"LeaseKeepAlive\"[^}]*\\} (\\S+)");
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 2) {
-      System.err.println("usage: KeepAliveStreamProbe ETCD_BIN N (e.g. .cache/etcd/default/usr/bin/etcd 100)");
+    if (args.length < 2 || args.length > 3 || args.length == 3 && !args[2].equals("auth")) {
+      System.err.println("usage: KeepAliveStreamProbe ETCD_BIN N [auth] (e.g. .cache/etcd/default/usr/bin/etcd 100)");
       System.exit(2);
     }
+    boolean auth = args.length == 3;
     int n = Integer.parseInt(args[1]);
     Path data = Files.createTempDirectory("keepalive-stream-probe-");
     int clientPort = freePort();
@@ -62,7 +71,23 @@ public class KeepAliveStreamProbe {
     File log = data.resolve("etcd.log").toFile();
     Process etcd = new ProcessBuilder(command).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log)).start();
-    AtomicReference<Channel> captured = new AtomicReference<>();
+    try {
+      awaitMetrics(url);
+      if (auth) {
+        withAuth(url, n, args[0]);
+      } else {
+        withoutAuth(url, n, args[0]);
+      }
+    } finally {
+      etcd.destroyForcibly().waitFor(); // SIGKILL, by the pid this probe holds
+      try (Stream<Path> walk = Files.walk(data)) {
+        walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+  }
+
+  /** A client with an interceptor that keeps the first channel it is called with. */
+  private static Client capturing(String url, AtomicReference<Channel> captured, String user, String password) {
     ClientInterceptor capture = new ClientInterceptor() {
       @Override
       public <Q, A> ClientCall<Q, A> interceptCall(MethodDescriptor<Q, A> method, CallOptions options, Channel next) {
@@ -70,10 +95,101 @@ public class KeepAliveStreamProbe {
         return next.newCall(method, options);
       }
     };
-    try (Client client = Client.builder().endpoints(URI.create(url)).interceptor(capture).build()) {
-      awaitMetrics(url);
+    var builder = Client.builder().endpoints(URI.create(url)).interceptor(capture);
+    if (user != null) {
+      builder.user(bytes(user)).password(bytes(password));
+    }
+    return builder.build();
+  }
+
+  private static ByteSequence bytes(String s) {
+    return ByteSequence.from(s, StandardCharsets.UTF_8);
+  }
+
+  private static void withAuth(String url, int n, String binary) throws Exception {
+    AtomicReference<Channel> ignored = new AtomicReference<>();
+    try (Client admin = capturing(url, ignored, null, null)) {
+      admin.getAuthClient().userAdd(bytes("root"), bytes("probe-pw")).get(10, TimeUnit.SECONDS);
+      admin.getAuthClient().roleAdd(bytes("root")).get(10, TimeUnit.SECONDS);
+      admin.getAuthClient().userGrantRole(bytes("root"), bytes("root")).get(10, TimeUnit.SECONDS);
+      admin.getAuthClient().authEnable().get(10, TimeUnit.SECONDS);
+    }
+    AtomicReference<Channel> captured = new AtomicReference<>();
+    try (Client client = capturing(url, captured, "root", "probe-pw")) {
       long lease = client.getLeaseClient().grant(60).get(10, TimeUnit.SECONDS).getID();
-      System.out.println(version(args[0]) + "; one lease, " + n + " keepalives of each kind, one after another");
+      System.out.println(version(binary) + "; auth on (root); one lease granted by jetcd as root");
+      Channel channel = captured.get();
+      Answers noToken = new Answers(1);
+      StreamObserver<LeaseKeepAliveRequest> bare = LeaseGrpc.newStub(channel).leaseKeepAlive(noToken);
+      bare.onNext(LeaseKeepAliveRequest.newBuilder().setID(lease).build());
+      System.out.println("a keepalive on a stream without a token: " + describe(noToken.next()));
+      bare.onCompleted();
+
+      String token = AuthGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
+          .authenticate(AuthenticateRequest.newBuilder().setName("root").setPassword("probe-pw").build()).getToken();
+      Metadata headers = new Metadata();
+      headers.put(Metadata.Key.of("token", Metadata.ASCII_STRING_MARSHALLER), token);
+      double before = received(url);
+      Answers withToken = new Answers(n);
+      StreamObserver<LeaseKeepAliveRequest> stream = LeaseGrpc.newStub(channel)
+          .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers)).leaseKeepAlive(withToken);
+      int answered = 0;
+      for (int i = 0; i < n; i++) {
+        stream.onNext(LeaseKeepAliveRequest.newBuilder().setID(lease).build());
+        Object answer = withToken.next();
+        if (!(answer instanceof LeaseKeepAliveResponse r) || r.getID() != lease || r.getTTL() <= 0) {
+          System.out.println("keepalive " + (i + 1) + " with a token: " + describe(answer));
+          break;
+        }
+        answered++;
+      }
+      stream.onCompleted();
+      System.out.printf("one stream with a token from Auth/Authenticate: %d keepalives, %d answered with a TTL,"
+          + " etcd received %.0f LeaseKeepAlive messages%n", n, answered, received(url) - before);
+    }
+  }
+
+  private static String describe(Object answer) {
+    if (answer instanceof LeaseKeepAliveResponse r) {
+      return "answered, lease " + Long.toHexString(r.getID()) + " TTL " + r.getTTL() + " s";
+    }
+    return answer instanceof Throwable t ? "failed: " + t : String.valueOf(answer);
+  }
+
+  /** A stream's answers, errors and end, in arrival order. */
+  private static final class Answers implements StreamObserver<LeaseKeepAliveResponse> {
+    private final BlockingQueue<Object> queue;
+
+    Answers(int capacity) {
+      queue = new ArrayBlockingQueue<>(capacity + 2);
+    }
+
+    Object next() throws InterruptedException {
+      Object o = queue.poll(10, TimeUnit.SECONDS);
+      return o == null ? "no answer within 10 s" : o;
+    }
+
+    @Override
+    public void onNext(LeaseKeepAliveResponse response) {
+      queue.offer(response);
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      queue.offer(t);
+    }
+
+    @Override
+    public void onCompleted() {
+      queue.offer("completed");
+    }
+  }
+
+  private static void withoutAuth(String url, int n, String binary) throws Exception {
+    AtomicReference<Channel> captured = new AtomicReference<>();
+    try (Client client = capturing(url, captured, null, null)) {
+      long lease = client.getLeaseClient().grant(60).get(10, TimeUnit.SECONDS).getID();
+      System.out.println(version(binary) + "; one lease, " + n + " keepalives of each kind, one after another");
       System.out.println("channel seen by the interceptor: " + (captured.get() == null ? "none"
           : captured.get().getClass().getName() + " (authority " + captured.get().authority() + ")"));
 
@@ -122,11 +238,6 @@ public class KeepAliveStreamProbe {
       System.out.printf("one stream on jetcd's channel: %d keepalives, %d answered for the lease (mean TTL %.0f s),"
           + " etcd received %.0f LeaseKeepAlive messages%n", n, answered, answered == 0 ? 0.0 : (double) ttlSum / answered,
           afterStream - afterOnce);
-    } finally {
-      etcd.destroyForcibly().waitFor(); // SIGKILL, by the pid this probe holds
-      try (Stream<Path> walk = Files.walk(data)) {
-        walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
     }
   }
 
