@@ -1,3 +1,5 @@
+import dev.muster.testing.EtcdBinary;
+import dev.muster.testing.EtcdCluster;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.api.AuthGrpc;
@@ -13,41 +15,35 @@ import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
-import java.io.File;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
-import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
- * The two premises of docs/design-registrations.md, item 3, on a private etcd without auth: (1) a ClientInterceptor
+ * The two premises of docs/design-registrations.md, item 3, on a private etcd: (1) a ClientInterceptor
  * given to jetcd's builder receives the channel jetcd calls on, and a grpc-java LeaseGrpc stub built on it opens a
  * LeaseKeepAlive stream on jetcd's connection; (2) keepalives sent on that one stream reach etcd once each, where
  * jetcd's keepAliveOnce sends each twice. Counts etcd's received LeaseKeepAlive messages from its /metrics around
- * N keepalives of each kind. With {@code auth} as a third argument it enables auth first (root), then sends one
+ * N keepalives of each kind. With {@code auth} as a third argument etcd runs with auth on (root), and the probe sends one
  * keepalive on a stream without a token and N on a stream with a token from Auth/Authenticate (the second premise).
  * A source-file program, not part of the bench:
  *
  * <pre>
  * java -cp muster-bench/target/muster-bench.jar muster-bench/probe/KeepAliveStreamProbe.java .cache/etcd/default/usr/bin/etcd 100 [auth]
  * </pre>
- * The etcd it starts is killed by its pid, also when the probe fails.
+ * etcd runs under muster-testing's {@link EtcdCluster} (one member, etcd's default timings; with {@code auth}, its
+ * root user), stopped by pid on close.
  */
 public class KeepAliveStreamProbe {
   private static final Pattern RECEIVED = Pattern.compile(
@@ -60,28 +56,18 @@ public class KeepAliveStreamProbe {
     }
     boolean auth = args.length == 3;
     int n = Integer.parseInt(args[1]);
-    Path data = Files.createTempDirectory("keepalive-stream-probe-");
-    int clientPort = freePort();
-    int peerPort = freePort();
-    String url = "http://127.0.0.1:" + clientPort;
-    String peer = "http://127.0.0.1:" + peerPort;
-    List<String> command = List.of(args[0], "--name", "m0", "--data-dir", data.resolve("member").toString(),
-        "--listen-client-urls", url, "--advertise-client-urls", url, "--listen-peer-urls", peer,
-        "--initial-advertise-peer-urls", peer, "--initial-cluster", "m0=" + peer, "--log-level", "error");
-    File log = data.resolve("etcd.log").toFile();
-    Process etcd = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log)).start();
-    try {
-      awaitMetrics(url);
+    Path binary = Path.of(args[0]);
+    EtcdCluster.Builder cluster = EtcdCluster.builder().binary(binary);
+    if (auth) {
+      cluster.auth();
+    }
+    try (EtcdCluster etcd = cluster.build().start()) {
+      String url = etcd.member(0).clientUrl().toString();
+      String version = "etcd Version: " + EtcdBinary.version(binary).orElseThrow();
       if (auth) {
-        withAuth(url, n, args[0]);
+        withAuth(url, n, version, etcd.rootPassword());
       } else {
-        withoutAuth(url, n, args[0]);
-      }
-    } finally {
-      etcd.destroyForcibly().waitFor(); // SIGKILL, by the pid this probe holds
-      try (Stream<Path> walk = Files.walk(data)) {
-        walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        withoutAuth(url, n, version);
       }
     }
   }
@@ -106,18 +92,11 @@ public class KeepAliveStreamProbe {
     return ByteSequence.from(s, StandardCharsets.UTF_8);
   }
 
-  private static void withAuth(String url, int n, String binary) throws Exception {
-    AtomicReference<Channel> ignored = new AtomicReference<>();
-    try (Client admin = capturing(url, ignored, null, null)) {
-      admin.getAuthClient().userAdd(bytes("root"), bytes("probe-pw")).get(10, TimeUnit.SECONDS);
-      admin.getAuthClient().roleAdd(bytes("root")).get(10, TimeUnit.SECONDS);
-      admin.getAuthClient().userGrantRole(bytes("root"), bytes("root")).get(10, TimeUnit.SECONDS);
-      admin.getAuthClient().authEnable().get(10, TimeUnit.SECONDS);
-    }
+  private static void withAuth(String url, int n, String version, String password) throws Exception {
     AtomicReference<Channel> captured = new AtomicReference<>();
-    try (Client client = capturing(url, captured, "root", "probe-pw")) {
+    try (Client client = capturing(url, captured, "root", password)) {
       long lease = client.getLeaseClient().grant(60).get(10, TimeUnit.SECONDS).getID();
-      System.out.println(version(binary) + "; auth on (root); one lease granted by jetcd as root");
+      System.out.println(version + "; auth on (root); one lease granted by jetcd as root");
       Channel channel = captured.get();
       Answers noToken = new Answers(1);
       StreamObserver<LeaseKeepAliveRequest> bare = LeaseGrpc.newStub(channel).leaseKeepAlive(noToken);
@@ -126,7 +105,7 @@ public class KeepAliveStreamProbe {
       bare.onCompleted();
 
       String token = AuthGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
-          .authenticate(AuthenticateRequest.newBuilder().setName("root").setPassword("probe-pw").build()).getToken();
+          .authenticate(AuthenticateRequest.newBuilder().setName("root").setPassword(password).build()).getToken();
       Metadata headers = new Metadata();
       headers.put(Metadata.Key.of("token", Metadata.ASCII_STRING_MARSHALLER), token);
       double before = received(url);
@@ -185,11 +164,11 @@ public class KeepAliveStreamProbe {
     }
   }
 
-  private static void withoutAuth(String url, int n, String binary) throws Exception {
+  private static void withoutAuth(String url, int n, String version) throws Exception {
     AtomicReference<Channel> captured = new AtomicReference<>();
     try (Client client = capturing(url, captured, null, null)) {
       long lease = client.getLeaseClient().grant(60).get(10, TimeUnit.SECONDS).getID();
-      System.out.println(version(binary) + "; one lease, " + n + " keepalives of each kind, one after another");
+      System.out.println(version + "; one lease, " + n + " keepalives of each kind, one after another");
       System.out.println("channel seen by the interceptor: " + (captured.get() == null ? "none"
           : captured.get().getClass().getName() + " (authority " + captured.get().authority() + ")"));
 
@@ -201,31 +180,15 @@ public class KeepAliveStreamProbe {
       System.out.printf("jetcd keepAliveOnce: %d keepalives, etcd received %.0f LeaseKeepAlive messages%n", n,
           afterOnce - before);
 
-      BlockingQueue<Object> answers = new ArrayBlockingQueue<>(n + 1);
-      StreamObserver<LeaseKeepAliveRequest> stream = LeaseGrpc.newStub(captured.get())
-          .leaseKeepAlive(new StreamObserver<LeaseKeepAliveResponse>() {
-            @Override
-            public void onNext(LeaseKeepAliveResponse response) {
-              answers.add(response);
-            }
-
-            @Override
-            public void onError(Throwable t) {
-              answers.add(t);
-            }
-
-            @Override
-            public void onCompleted() {
-              answers.add("completed");
-            }
-          });
+      Answers answers = new Answers(n);
+      StreamObserver<LeaseKeepAliveRequest> stream = LeaseGrpc.newStub(captured.get()).leaseKeepAlive(answers);
       int answered = 0;
       long ttlSum = 0;
       for (int i = 0; i < n; i++) {
         stream.onNext(LeaseKeepAliveRequest.newBuilder().setID(lease).build());
-        Object answer = answers.poll(10, TimeUnit.SECONDS);
+        Object answer = answers.next();
         if (!(answer instanceof LeaseKeepAliveResponse r)) {
-          System.out.println("keepalive " + (i + 1) + " on the shared stream: " + answer);
+          System.out.println("keepalive " + (i + 1) + " on the shared stream: " + describe(answer));
           break;
         }
         if (r.getID() == lease) {
@@ -256,29 +219,6 @@ public class KeepAliveStreamProbe {
     return HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString()).body();
   }
 
-  private static void awaitMetrics(String url) throws InterruptedException {
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-    while (System.nanoTime() < until) {
-      try {
-        metrics(url);
-        return;
-      } catch (IOException e) {
-        Thread.sleep(50);
-      }
-    }
-    throw new IllegalStateException("etcd did not answer /metrics within 15 s");
-  }
 
-  private static String version(String binary) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(binary, "--version").redirectErrorStream(true).start();
-    String first = new String(p.getInputStream().readAllBytes()).lines().findFirst().orElse("?");
-    p.waitFor();
-    return first;
-  }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
-  }
 }

@@ -33,7 +33,9 @@ import java.util.stream.Stream;
  * <pre>
  * java -cp muster-bench/target/muster-bench.jar muster-bench/probe/WatchCreateProbe.java .cache/etcd/default/usr/bin/etcd 10000 5
  * </pre>
- * Every etcd it starts is killed by its pid, also when the probe fails.
+ * Every etcd it starts is killed by its pid, also when the probe fails. It starts etcd itself rather than through
+ * muster-testing's EtcdMember, whose restart() returns only once the member answers: the probe must act at the
+ * moment the port accepts, before that.
  */
 public class WatchCreateProbe {
   private static ByteSequence bytes(String s) {
