@@ -186,6 +186,22 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
     return connection.resets();
   }
 
+  /**
+   * The shared connection's counters, for diagnostics, tests and the bench: {@code replaced.accepts_again} and
+   * {@code replaced.suspect} count client replacements by reason; {@code reports.*} count what became of the failure
+   * reports of caches and registrations ({@code replaced}, {@code stale_client}: about a client already replaced,
+   * {@code outvoted}: someone succeeded on it since, {@code down}: etcd refused connections, {@code young}: the
+   * client had not yet had twice its connect timeout). See docs/design-storms.md.
+   */
+  public java.util.Map<String, Long> connectionStats() {
+    return connection.stats();
+  }
+
+  /** The shared connection itself (for tests that report to it as a cache or registration would). */
+  EtcdConnection connection() {
+    return connection;
+  }
+
   /** The registrations not yet closed (for tests). */
   List<Registration> openRegistrations() {
     return List.copyOf(registrations);

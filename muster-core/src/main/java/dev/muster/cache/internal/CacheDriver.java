@@ -65,14 +65,16 @@ import org.slf4j.LoggerFactory;
  *   <li>Every watch is opened by this class; each has a stream number, and anything from an older stream is ignored
  *       — so a client library that resumes a broken stream on its own (jetcd does, from {@code max(last, header)})
  *       can never feed events into the applier.
- *   <li>Reconnects follow {@link Backoff} (full jitter), not the transport's. The connection is shared with other
- *       caches and registrations, so from the second failed attempt on it is replaced only when the connection
- *       itself is in doubt (the last failure was {@link StreamError#UNAVAILABLE}, a range that could not reach
- *       etcd, or a stall); a watch or range that etcd refuses never disturbs anyone else. While broken, a cheap
- *       reachability probe lets the cache resume within {@code probeJitter} of etcd accepting connections again
- *       instead of waiting out a long backoff.
+ *   <li>Retries follow {@link Backoff} (full jitter), not the transport's. The connection is shared with other
+ *       caches and registrations, and this class never replaces it: it reports each failure that blames the
+ *       connection ({@link StreamError#UNAVAILABLE}, a stream that ended, a range that could not reach etcd, a
+ *       stall) through {@link Io#connectionFailed}, and the connection decides (docs/design-storms.md). A watch or
+ *       range that etcd refuses is not reported: it never disturbs anyone else. While broken, a cheap reachability
+ *       probe lets the cache resume within {@code probeJitter} of etcd accepting connections again instead of
+ *       waiting out a long backoff.
  *   <li>Stall detection: no event or progress for {@code progressInterval} while watching → request progress;
- *       no answer within {@code progressTimeout} → the connection is presumed dead (half-open): replace it and resume.
+ *       no answer within {@code progressTimeout} → the stream is presumed dead (a half-open connection, or one stuck
+ *       stream): report it and resume on a new stream.
  * </ul>
  *
  * <p>Not thread-safe: every method must be called on one thread (the cache's loop), including the tasks it hands
@@ -143,11 +145,12 @@ public final class CacheDriver {
     void requestProgress(long stream);
 
     /**
-     * The connection itself looks dead (unreachable, or a stalled stream): use a fresh one for the next attempt.
-     * The connection may be shared with other caches and registrations; the driver never calls this because etcd
-     * refused one watch or range.
+     * The last range, watch or progress request failed in a way that blames the connection (unreachable, no answer
+     * in time, a stalled stream), for the reason given. The connection is shared with other caches and
+     * registrations and decides itself whether to replace its client; the driver never calls this because etcd
+     * refused one watch or range. May block briefly (a shared TCP probe).
      */
-    void resetConnection();
+    void connectionFailed(String reason);
 
     /** Whether the registry accepts connections right now (cheap, bounded). */
     boolean probe();
@@ -240,7 +243,6 @@ public final class CacheDriver {
   private boolean lastProbeOk;
   private boolean resyncOnRetry;
   /** Whether the last failure was the connection's (so a retry may replace it), not a refusal by etcd. */
-  private boolean connectionInDoubt;
 
   // Read from any thread.
   private volatile boolean stale;
@@ -395,14 +397,16 @@ public final class CacheDriver {
       return;
     }
     resyncOnRetry = error == StreamError.OTHER; // a cancel we cannot explain: trust nothing but a fresh range
-    connectionInDoubt = error == StreamError.UNAVAILABLE;
+    if (error == StreamError.UNAVAILABLE) {
+      io.connectionFailed(reason);
+    }
     broken(reason);
   }
 
   /** The stream ended without an error. */
   public void onClosed(long streamId) {
     if (isCurrent(streamId)) {
-      connectionInDoubt = true; // etcd ends streams when it shuts down or drops the connection
+      io.connectionFailed("the watch stream ended"); // etcd ends streams when it shuts down or drops the connection
       broken("the watch stream ended");
     }
   }
@@ -423,8 +427,10 @@ public final class CacheDriver {
         fail(e.refusal().get());
         return;
       }
-      connectionInDoubt = e.connectionInDoubt();
       String failure = "range failed: " + e.getMessage();
+      if (e.connectionInDoubt()) {
+        io.connectionFailed(failure);
+      }
       if (!everPublished) {
         store.load().ifPresent(set -> {
           log.info("etcd unreachable at start; serving the saved snapshot at revision {} ({} instances)",
@@ -526,10 +532,6 @@ public final class CacheDriver {
     if (state != State.BROKEN) {
       return;
     }
-    if (attempts >= 2 && connectionInDoubt) {
-      io.resetConnection(); // shared with other caches and registrations: only when the connection itself failed
-    }
-    connectionInDoubt = false;
     // the negative control never re-ranges once it has a set, whatever broke the watch: it must miss what it missed
     boolean rerange = applier.revision() == 0 || resyncOnRetry && rule == ResumeRule.AT_CHECKPOINT;
     resyncOnRetry = false;
@@ -593,10 +595,10 @@ public final class CacheDriver {
     long now = nanoTime.getAsLong();
     if (progressOutstanding && now - progressRequestedAtNanos >= config.progressTimeout().toNanos()) {
       Duration idle = Duration.ofNanos(now - Math.max(lastActivityNanos, openedAtNanos));
-      io.resetConnection(); // replaced now; the retry need not replace it again
-      connectionInDoubt = false;
-      broken("no events or progress for " + idle.toMillis() + " ms and no answer to a progress request: the"
-          + " connection is presumed dead");
+      String why = "no events or progress for " + idle.toMillis() + " ms and no answer to a progress request: the"
+          + " stream is presumed dead";
+      io.connectionFailed(why);
+      broken(why);
       return;
     }
     if (!progressOutstanding

@@ -67,11 +67,13 @@ import org.slf4j.LoggerFactory;
  *       for one lease, not one per retry. A lease etcd no longer knows is replaced; a lease left when the attempt
  *       ends without a registration is revoked (when etcd answers). The first keepalive is due one interval after
  *       the lease's grant or its last renewal by a retry.
- *   <li>At the 2nd, 4th, 8th, 16th ... consecutive connection failure {@link Io#resetConnection()} is called, so
- *       reconnects follow our backoff (full jitter from {@code retryBase} up to the keepalive interval), not the
- *       transport's. Not at every failure: on a loaded machine a new connection (and a TLS handshake and password
- *       check) can take longer than one call's deadline, and replacing it at every failure kept a start from ever
- *       getting a lease; between replacements the connection goes on connecting while the calls time out.
+ *   <li>Every call that fails because etcd could not be reached is reported through {@link Io#connectionFailed()};
+ *       the registrar never replaces the connection itself. The connection is shared with other registrations and
+ *       caches and decides (docs/design-storms.md): it replaces nothing while etcd refuses connections, replaces
+ *       its client once when etcd accepts again, and otherwise only a client nobody succeeded on since the failed
+ *       call began and that had twice its connect timeout to connect (on a loaded machine a new connection, with a
+ *       TLS handshake and a password check, can take longer than one call's deadline). Retries follow our backoff
+ *       (full jitter from {@code retryBase} up to the keepalive interval).
  *   <li>Only a first registration may use a lease granted ahead ({@link Io#leaseForStart}); its first keepalive
  *       is due one interval after that lease's grant, however long ago. Should etcd no longer know it, the same
  *       attempt grants a new one and puts again. A re-registration after a lost lease always grants afresh: a
@@ -92,11 +94,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class RegistrarDriver {
   private static final Logger log = LoggerFactory.getLogger(RegistrarDriver.class);
-  /** Whether the {@code n}th consecutive connection failure replaces the connection: n = 2, 4, 8, 16, ... */
-  static boolean resetsAt(int n) {
-    return n >= 2 && Integer.bitCount(n) == 1;
-  }
-
   /** The outcome of a put-if-absent: either our revision, or the key's current holder. */
   public record PutResult(boolean created, long revision, long holderLease) {}
 
@@ -137,8 +134,11 @@ public final class RegistrarDriver {
     /** The lease's remaining TTL, empty when it does not exist. */
     Optional<Duration> remaining(long lease);
 
-    /** The connection looks dead: use a fresh one for the next call. */
-    void resetConnection();
+    /**
+     * The last call failed because etcd could not be reached in time ({@link Failure#UNAVAILABLE}). The connection
+     * is shared and decides itself whether to replace its client; may block briefly (a shared TCP probe).
+     */
+    void connectionFailed();
   }
 
   /** What a failed {@link Io} call means. */
@@ -329,10 +329,10 @@ public final class RegistrarDriver {
             + " that EtcdConfig's endpoints name it, or raise RegistrarConfig's startTimeout", e));
         return;
       }
-      if (resetsAt(++startAttempts)) {
-        io.resetConnection();
+      if (e.failure() == Failure.UNAVAILABLE) {
+        io.connectionFailed();
       }
-      cancelPending = timer.schedule(this::attemptStart, backoff.delay(startAttempts - 1));
+      cancelPending = timer.schedule(this::attemptStart, backoff.delay(startAttempts++));
     } catch (RuntimeException e) { // a duplicate, or a bug: the start fails with it
       abandon(e);
     }
@@ -531,8 +531,8 @@ public final class RegistrarDriver {
           + e.getMessage() + ")");
       return;
     }
-    if (resetsAt(failures)) {
-      io.resetConnection();
+    if (e.failure() == Failure.UNAVAILABLE) {
+      io.connectionFailed();
     }
     schedule(retry, backoff.delay(failures - 1));
   }
@@ -654,9 +654,7 @@ public final class RegistrarDriver {
       emit(Type.REVOKED, lease, revision, attempt == 0 ? "" : "after " + attempt + " failed attempt(s)");
     } catch (IoException e) {
       if (e.failure() == Failure.UNAVAILABLE && nanoTime.getAsLong() - giveUpAtNanos < 0) {
-        if (resetsAt(attempt + 1)) {
-          io.resetConnection();
-        }
+        io.connectionFailed();
         schedule(() -> revoke(lease, attempt + 1, giveUpAtNanos), backoff.delay(attempt));
         return;
       }

@@ -106,8 +106,8 @@ final class ScriptedIo implements CacheDriver.Io {
   }
 
   @Override
-  public void resetConnection() {
-    journal.add("resetConnection");
+  public void connectionFailed(String reason) {
+    journal.add("connectionFailed");
     resets++;
   }
 
@@ -133,6 +133,7 @@ final class ScriptedIo implements CacheDriver.Io {
     return watches;
   }
 
+  /** How many failures were reported against the connection. */
   int resets() {
     return resets;
   }

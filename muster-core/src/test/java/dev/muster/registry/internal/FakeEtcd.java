@@ -195,8 +195,8 @@ final class FakeEtcd implements RegistrarDriver.Io {
   }
 
   @Override
-  public void resetConnection() {
-    journal.add(loop.elapsed().toMillis() + "ms reset");
+  public void connectionFailed() {
+    journal.add(loop.elapsed().toMillis() + "ms connectionFailed");
     resets++;
   }
 

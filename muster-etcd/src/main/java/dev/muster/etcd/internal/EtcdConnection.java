@@ -13,22 +13,43 @@ import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.LongSupplier;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Owns the jetcd {@link Client} and replaces it on demand.
+ * Owns the jetcd {@link Client}, and decides alone when to replace it (docs/design-storms.md, "The design").
  *
- * <p>Why replace it: jetcd's gRPC channel reconnects with grpc-java's backoff, which grows to 120 s, so after a
- * long etcd outage a channel may sit idle for minutes after etcd is back. Muster drives reconnects with its own
- * jittered backoff instead: a loop that sees repeated connection failures calls {@link #reset(Client)}, and the
- * next call goes through a fresh channel that connects at once. Clients are built with {@code waitForReady(false)}
- * so calls on a broken channel fail fast instead of queueing.
+ * <p>Why replace it at all: jetcd's gRPC channel reconnects with grpc-java's backoff, which grows to 120 s, so after
+ * a long etcd outage a channel may sit idle for minutes after etcd is back. A fresh client connects at once. Clients
+ * are built with {@code waitForReady(false)} so calls on a broken channel fail fast instead of queueing; a call on a
+ * fresh channel that is still connecting waits for it.
  *
- * <p>Thread-safe: {@link #client()} is a volatile read; {@link #reset(Client)} is synchronized and collapses
- * concurrent resets of the same client into one. The old client is closed on a background thread so no caller
- * waits for it. {@link #reachable()} holds its own lock, never the connection's.
+ * <p>Who decides: the caches and registrations that share the connection report what they saw, a success
+ * ({@link #succeeded}) or a failure that blames the connection ({@link #failed}); none of them replaces the client.
+ * The connection is in one of three states:
+ * <ul>
+ *   <li><b>UP</b>: the current client is in use. Successes are recorded as the time of the last one.
+ *   <li><b>DOWN</b>: the shared reachability probe ({@link #reachable()}) found no endpoint accepting TCP. Nothing is
+ *       replaced while etcd is down: a fresh client would be as broken as the old one.
+ *   <li>Leaving DOWN: the first probe that sees an endpoint accept again replaces the client once
+ *       ({@link Reason#ACCEPTS_AGAIN}), unless someone succeeded on the current client since DOWN began.
+ *   <li><b>SUSPECT</b> (a failure reported while etcd accepts): the client is replaced ({@link Reason#SUSPECT}) only
+ *       if nobody succeeded on it since the failed attempt started, and only if it is older than twice its connect
+ *       timeout. So a straggler whose attempt timed out under a storm's load can never close a client on which other
+ *       watches already resumed, and a client is replaced at most once per twice its connect timeout.
+ * </ul>
+ *
+ * <p>Thread-safe. {@link #client()} and {@link #succeeded} are lock-free (a success is one volatile write, skipped
+ * when the last recorded one is under {@link #SUCCESS_RESOLUTION} old, so thousands of caches' events do not
+ * contend on it). {@link #failed} probes first, with no lock held, then takes the connection's lock only to decide;
+ * the new client is built under it (no I/O: gRPC connects lazily) and the old one closed on a background thread.
+ * {@link #reachable()} holds its own lock while it probes, never the connection's, and decides the DOWN transitions
+ * after releasing it.
  */
 public final class EtcdConnection implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EtcdConnection.class);
@@ -36,74 +57,170 @@ public final class EtcdConnection implements AutoCloseable {
   static final Duration PROBE_SHARED_FOR = Duration.ofMillis(100);
   /** How long an endpoint has to accept the probe's TCP connection. */
   static final Duration PROBE_CONNECT_TIMEOUT = Duration.ofMillis(200);
+  /** A success is recorded when the last recorded one is at least this old. */
+  static final Duration SUCCESS_RESOLUTION = Duration.ofMillis(10);
+
+  /** Why the client was replaced. */
+  public enum Reason {
+    /** The probe saw etcd accept TCP again after it refused, and nobody had succeeded on the client meanwhile. */
+    ACCEPTS_AGAIN,
+    /** A failure blamed the connection while etcd accepted, nobody had succeeded on it since, and it was old enough. */
+    SUSPECT
+  }
+
+  /** What became of the failure reports: replaced, or why not. */
+  public enum Verdict {
+    /** This report replaced the client. */
+    REPLACED,
+    /** About a client already replaced. */
+    STALE_CLIENT,
+    /** Someone succeeded on the client after the failed attempt started. */
+    OUTVOTED,
+    /** No endpoint accepts TCP: etcd is down, a fresh client would not help. */
+    DOWN,
+    /** The client is younger than twice its connect timeout. */
+    YOUNG
+  }
+
+  /** One client and what its users reported about it. */
+  private static final class Generation {
+    final Client client;
+    final long builtNanos;
+    /** The time of the last success recorded on it; {@code builtNanos} until the first. */
+    volatile long lastSuccessNanos;
+
+    Generation(Client client, long builtNanos) {
+      this.client = client;
+      this.builtNanos = builtNanos;
+      this.lastSuccessNanos = builtNanos;
+    }
+
+    boolean succeededAfter(long nanos) {
+      return lastSuccessNanos - nanos > 0;
+    }
+  }
 
   private final EtcdConfig config;
   private final SslContext ssl; // null without TLS
-  private volatile Client client;
+  private final LongSupplier nanoTime;
+  private final long youngNanos;
+  private volatile Generation current;
   private volatile boolean closed;
-  private long resets;
+  // guarded by this:
+  private boolean down;
+  private long downSinceNanos;
+  private final Map<Reason, Long> replacements = new EnumMap<>(Reason.class);
+  private final Map<Verdict, Long> verdicts = new EnumMap<>(Verdict.class);
   private final Object probeLock = new Object();
   private long probedAtNanos; // guarded by probeLock, as are the two below
   private boolean lastProbe;
   private long probes;
 
   public EtcdConnection(EtcdConfig config) {
+    this(config, System::nanoTime);
+  }
+
+  /** With the clock the state machine reads (tests); the probe's sharing window reads the system's. */
+  EtcdConnection(EtcdConfig config, LongSupplier nanoTime) {
     this.config = config;
     this.ssl = sslContext(config);
-    this.client = build();
+    this.nanoTime = nanoTime;
+    this.youngNanos = config.requestTimeout().multipliedBy(2).toNanos();
+    this.current = new Generation(build(), nanoTime.getAsLong());
   }
 
   public EtcdConfig config() {
     return config;
   }
 
-  /** The current client. Do not close it; do not keep it across a failure (ask again after a reset). */
+  /** The current client. Do not close it; report what happens on it; ask again after a failure. */
   public Client client() {
     if (closed) {
       throw new IllegalStateException("the etcd connection to " + config.endpoints() + " is closed");
     }
-    return client;
+    return current.client;
   }
 
-  /** Whether {@code c} is still the current client (no reset replaced it); never throws, closed or not. */
+  /** Whether {@code c} is still the current client (not replaced); never throws, closed or not. */
   public boolean isCurrent(Client c) {
-    return client == c;
-  }
-
-  /** Replaces {@code failed} with a fresh client, unless someone already did. */
-  public synchronized void reset(Client failed) {
-    if (closed || client != failed) {
-      return;
-    }
-    Client fresh;
-    try {
-      fresh = build();
-    } catch (RuntimeException e) {
-      // e.g. during JVM shutdown a new client cannot register its threads; keep using the old one
-      log.debug("could not replace the etcd client for {}: {}", config.endpoints(), e.toString());
-      return;
-    }
-    resets++;
-    log.debug("replacing the etcd client for {} (reset {})", config.endpoints(), resets);
-    client = fresh;
-    closeInBackground(failed);
+    return current.client == c;
   }
 
   /**
-   * Whether some endpoint accepts a TCP connection now: the reachability probe of a broken cache (SPEC §4). The
-   * answer is shared by every cache of this connection for {@link #PROBE_SHARED_FOR}. Without that, 2,500 broken
-   * caches probing every 250 ms opened 10,000 TCP connections a second to etcd's port while it was down, and
-   * slowed its restart (the scale bench's reconnect storm: etcd answered 9 to 14 s after its restart began, 1.5 to
-   * 2.6 s with the probe shared). Callers wait while another caller's probe runs; each endpoint gets
-   * {@link #PROBE_CONNECT_TIMEOUT} to accept.
+   * Something succeeded on {@code c}: a watch was created or delivered, a range, grant, put or keepalive was
+   * answered. Lock-free and cheap; a report about a replaced client is ignored.
+   */
+  public void succeeded(Client c) {
+    Generation g = current;
+    if (g.client != c) {
+      return;
+    }
+    long now = nanoTime.getAsLong();
+    if (now - g.lastSuccessNanos >= SUCCESS_RESOLUTION.toNanos()) {
+      g.lastSuccessNanos = now;
+    }
+  }
+
+  /**
+   * An attempt on {@code c} that started at {@code attemptStartedNanos} ({@link System#nanoTime()}) failed in a way
+   * that blames the connection (unavailable, no answer in time, a stalled stream). The connection decides whether to
+   * replace the client; see the class comment. Probes etcd's port (bounded by {@link #PROBE_CONNECT_TIMEOUT} per
+   * endpoint, shared for {@link #PROBE_SHARED_FOR}): call it where blocking that long is allowed.
+   */
+  public Verdict failed(Client c, long attemptStartedNanos, String what) {
+    Generation g = current;
+    if (closed || g.client != c) {
+      return count(Verdict.STALE_CLIENT);
+    }
+    if (g.succeededAfter(attemptStartedNanos)) {
+      return count(Verdict.OUTVOTED);
+    }
+    boolean accepts = reachable(); // may itself replace the client, when etcd has just come back
+    synchronized (this) {
+      if (closed || current != g) {
+        return countLocked(Verdict.STALE_CLIENT);
+      }
+      if (!accepts) {
+        return countLocked(Verdict.DOWN);
+      }
+      if (g.succeededAfter(attemptStartedNanos)) {
+        return countLocked(Verdict.OUTVOTED);
+      }
+      if (nanoTime.getAsLong() - g.builtNanos < youngNanos) {
+        return countLocked(Verdict.YOUNG);
+      }
+      replaceLocked(g, Reason.SUSPECT, what);
+      return countLocked(Verdict.REPLACED);
+    }
+  }
+
+  private synchronized Verdict count(Verdict v) {
+    return countLocked(v);
+  }
+
+  private Verdict countLocked(Verdict v) {
+    verdicts.merge(v, 1L, Long::sum);
+    return v;
+  }
+
+  /**
+   * Whether some endpoint accepts a TCP connection now: the reachability probe of a broken cache (SPEC §4), and the
+   * connection's own test for DOWN. The answer is shared by every user of this connection for
+   * {@link #PROBE_SHARED_FOR}. Without that, 2,500 broken caches probing every 250 ms opened 10,000 TCP connections a
+   * second to etcd's port while it was down, and slowed its restart (the scale bench's reconnect storm: etcd answered
+   * 9 to 14 s after its restart began, 1.5 to 2.6 s with the probe shared). Callers wait while another caller's probe
+   * runs; each endpoint gets {@link #PROBE_CONNECT_TIMEOUT} to accept. A TCP accept comes 1 to 2 s before a
+   * restarted etcd serves (docs/storms-accept-vs-serve.txt); a call on the client built at the accept waits for it
+   * (docs/storms-watch-create-in-gap.txt).
    */
   public boolean reachable() {
+    boolean ok;
     synchronized (probeLock) {
       long now = System.nanoTime();
       if (probedAtNanos != 0 && now - probedAtNanos < PROBE_SHARED_FOR.toNanos()) {
         return lastProbe;
       }
-      boolean ok = false;
+      ok = false;
       for (URI endpoint : config.endpoints()) {
         try (Socket s = new Socket()) {
           s.connect(new InetSocketAddress(endpoint.getHost(), endpoint.getPort()),
@@ -117,8 +234,49 @@ public final class EtcdConnection implements AutoCloseable {
       lastProbe = ok;
       probedAtNanos = System.nanoTime();
       probes++;
-      return ok;
     }
+    probed(ok); // the prober alone decides the transition, outside the probe's lock
+    return ok;
+  }
+
+  private synchronized void probed(boolean accepts) {
+    if (closed) {
+      return;
+    }
+    if (!accepts) {
+      if (!down) {
+        down = true;
+        downSinceNanos = nanoTime.getAsLong();
+        log.info("etcd at {} accepts no connection: the client is kept until it does", config.endpoints());
+      }
+      return;
+    }
+    if (!down) {
+      return;
+    }
+    down = false;
+    Generation g = current;
+    if (g.succeededAfter(downSinceNanos)) {
+      log.info("etcd at {} accepts connections again; the client already succeeded since, kept", config.endpoints());
+      return;
+    }
+    replaceLocked(g, Reason.ACCEPTS_AGAIN, "etcd accepts connections again");
+  }
+
+  private void replaceLocked(Generation old, Reason reason, String what) {
+    Client fresh;
+    try {
+      fresh = build();
+    } catch (RuntimeException e) {
+      // e.g. during JVM shutdown a new client cannot register its threads; keep using the old one
+      log.debug("could not replace the etcd client for {}: {}", config.endpoints(), e.toString());
+      return;
+    }
+    replacements.merge(reason, 1L, Long::sum);
+    log.info("replacing the etcd client for {} ({}: {}; replacement {})", config.endpoints(), reason, what,
+        resetsLocked());
+    current = new Generation(fresh, nanoTime.getAsLong());
+    closeInBackground(old.client);
   }
 
   /** How many TCP probes {@link #reachable()} actually made (for tests). */
@@ -130,7 +288,23 @@ public final class EtcdConnection implements AutoCloseable {
 
   /** How many times the client was replaced. */
   public synchronized long resets() {
-    return resets;
+    return resetsLocked();
+  }
+
+  private long resetsLocked() {
+    return replacements.values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  /** The replacements by reason, and what became of the failure reports (for diagnostics, tests and the bench). */
+  public synchronized Map<String, Long> stats() {
+    Map<String, Long> out = new LinkedHashMap<>();
+    for (Reason r : Reason.values()) {
+      out.put("replaced." + r.name().toLowerCase(java.util.Locale.ROOT), replacements.getOrDefault(r, 0L));
+    }
+    for (Verdict v : Verdict.values()) {
+      out.put("reports." + v.name().toLowerCase(java.util.Locale.ROOT), verdicts.getOrDefault(v, 0L));
+    }
+    return out;
   }
 
   @Override
@@ -139,7 +313,7 @@ public final class EtcdConnection implements AutoCloseable {
       return;
     }
     closed = true;
-    client.close();
+    current.client.close();
   }
 
   /**

@@ -322,8 +322,16 @@ public final class EtcdEndpointCache implements EndpointCache {
 
   /** The driver's I/O with jetcd. Every method runs on the loop. */
   private final class JetcdIo implements CacheDriver.Io {
-    /** The client of the last range or watch: the one to replace if the driver finds the connection dead. */
+    /** The client of the last range, watch or progress request: the one a failure report is about. */
     private Client used;
+    /** When that attempt started ({@link System#nanoTime()}): any success on {@code used} after it outvotes it. */
+    private long attemptStartedNanos;
+
+    private Client attempt() {
+      used = connection.client();
+      attemptStartedNanos = System.nanoTime();
+      return used;
+    }
 
     /**
      * Pages of {@link CacheConfig#pageSize()} keys, every one after the first pinned to the first page's revision.
@@ -333,8 +341,7 @@ public final class EtcdEndpointCache implements EndpointCache {
      */
     @Override
     public CacheDriver.Range range(CacheDriver.Pages pages) {
-      Client client = connection.client();
-      used = client;
+      Client client = attempt();
       ByteSequence end = prefixEnd(prefix);
       long revision = 0;
       long clusterId = 0;
@@ -344,6 +351,7 @@ public final class EtcdEndpointCache implements EndpointCache {
         while (next != null) {
           CompletableFuture<GetResponse> asked = next;
           GetResponse page = DeliveryPool.blocking(() -> awaitPage(asked));
+          connection.succeeded(client);
           next = null;
           if (revision == 0) {
             revision = page.getHeader().getRevision();
@@ -389,6 +397,9 @@ public final class EtcdEndpointCache implements EndpointCache {
       try {
         return EtcdOps.await("range " + prefix, page, config.requestTimeout());
       } catch (EtcdOps.EtcdCallException e) {
+        if (e.kind() != EtcdErrors.Kind.UNAVAILABLE) {
+          connection.succeeded(used); // etcd answered: a refusal proves the connection
+        }
         if (e.kind() == EtcdErrors.Kind.DENIED || e.kind() == EtcdErrors.Kind.UNAUTHENTICATED) {
           throw new CacheIoException(EtcdErrors.accessDenied(connection.config(), e.kind(), "watch " + prefix,
               "read on " + prefix, e.getCause()));
@@ -404,9 +415,17 @@ public final class EtcdEndpointCache implements EndpointCache {
       if (fromRevision > 0) {
         option.withRevision(fromRevision);
       }
+      Client client;
+      try {
+        client = attempt();
+      } catch (RuntimeException e) {
+        onLoop(() -> failed(stream, e));
+        return;
+      }
       Watch.Listener listener = new Watch.Listener() {
         @Override
         public void onNext(WatchResponse response) {
+          connection.succeeded(client); // on jetcd's thread: lock-free, one volatile write at most
           onLoop(() -> dispatch(stream, response));
         }
 
@@ -421,8 +440,6 @@ public final class EtcdEndpointCache implements EndpointCache {
         }
       };
       try {
-        Client client = connection.client();
-        used = client;
         watchers.put(stream, client.getWatchClient().watch(bytes(prefix), option.build(), listener));
         if (!connection.isCurrent(client)) {
           // Replaced meanwhile by another cache's reset, so it is closed or about to be. jetcd 0.8.6 hands back a
@@ -449,14 +466,18 @@ public final class EtcdEndpointCache implements EndpointCache {
     public void requestProgress(long stream) {
       Watch.Watcher w = watchers.get(stream);
       if (w != null) {
+        attemptStartedNanos = System.nanoTime(); // a stall is judged from here: did anyone succeed since?
         w.requestProgress();
       }
     }
 
+    /** The connection decides (a success on {@code used} since this attempt began outvotes it); never a loop's. */
     @Override
-    public void resetConnection() {
+    public void connectionFailed(String reason) {
       if (used != null) {
-        connection.reset(used); // a no-op if another cache or registration already replaced it
+        Client client = used;
+        long startedAt = attemptStartedNanos;
+        DeliveryPool.blocking(() -> connection.failed(client, startedAt, config.service() + ": " + reason));
       }
     }
 

@@ -231,20 +231,34 @@ public final class EtcdRegistrar implements Registration {
 
   /** The driver's calls, each a blocking jetcd call on the loop thread, bounded by the request timeout. */
   private final class JetcdIo implements RegistrarDriver.Io {
-    /** The client of the last call: a reset replaces that one, never one another loop already replaced. */
+    /** The client of the last call: the one a failure report is about. */
     private Client used;
+    /** When that call started ({@link System#nanoTime()}): any success on {@code used} after it outvotes it. */
+    private long attemptStartedNanos;
     /** A first registration's lease was asked for: once its put ends, the pool grants the next one ahead. */
     private boolean refillAfterPut;
 
-    private Client client() {
-      used = connection.client();
-      return used;
+    /** One call on the current client; an answer, even a refusal, is reported as a success of the connection. */
+    private <T> T call(java.util.function.Function<Client, T> op) {
+      Client c = connection.client();
+      used = c;
+      attemptStartedNanos = System.nanoTime();
+      try {
+        T result = op.apply(c);
+        connection.succeeded(c);
+        return result;
+      } catch (EtcdCallException e) {
+        if (e.kind() != EtcdErrors.Kind.UNAVAILABLE) {
+          connection.succeeded(c);
+        }
+        throw e;
+      }
     }
 
     @Override
     public long grant(Duration ttl) {
       try {
-        return EtcdOps.grant(client(), ttl, config.requestTimeout());
+        return call(c -> EtcdOps.grant(c, ttl, config.requestTimeout()));
       } catch (EtcdCallException e) {
         throw mapped(e);
       }
@@ -268,8 +282,8 @@ public final class EtcdRegistrar implements Registration {
     @Override
     public PutResult putIfAbsent(Instance instance, long lease) {
       try {
-        EtcdOps.PutIfAbsent r = EtcdOps.putIfAbsent(client(), key, value(instance, lease), lease,
-            config.requestTimeout());
+        EtcdOps.PutIfAbsent r = call(c -> EtcdOps.putIfAbsent(c, key, value(instance, lease), lease,
+            config.requestTimeout()));
         return new PutResult(r.created(), r.revision(), r.holderLease());
       } catch (EtcdCallException e) {
         throw mapped(e);
@@ -289,7 +303,7 @@ public final class EtcdRegistrar implements Registration {
     @Override
     public long put(Instance instance, long lease) {
       try {
-        return EtcdOps.put(client(), key, value(instance, lease), lease, config.requestTimeout());
+        return call(c -> EtcdOps.put(c, key, value(instance, lease), lease, config.requestTimeout()));
       } catch (EtcdCallException e) {
         throw mapped(e);
       }
@@ -298,7 +312,7 @@ public final class EtcdRegistrar implements Registration {
     @Override
     public long keepAlive(long lease) {
       try {
-        return EtcdOps.keepAliveOnce(client(), lease, config.requestTimeout());
+        return call(c -> EtcdOps.keepAliveOnce(c, lease, config.requestTimeout()));
       } catch (EtcdCallException e) {
         throw mapped(e);
       }
@@ -308,7 +322,7 @@ public final class EtcdRegistrar implements Registration {
     @Override
     public long revoke(long lease) {
       try {
-        return EtcdOps.revoke(client(), lease, config.requestTimeout());
+        return call(c -> EtcdOps.revoke(c, lease, config.requestTimeout()));
       } catch (RuntimeException re) {
         throw mapped(re instanceof EtcdCallException ce ? ce
             : new EtcdCallException("revoke lease " + Long.toHexString(lease), re));
@@ -318,15 +332,18 @@ public final class EtcdRegistrar implements Registration {
     @Override
     public Optional<Duration> remaining(long lease) {
       try {
-        return EtcdOps.remaining(client(), lease, config.requestTimeout());
+        return call(c -> EtcdOps.remaining(c, lease, config.requestTimeout()));
       } catch (EtcdCallException e) {
         throw mapped(e);
       }
     }
 
+    /** The connection decides: a success on {@code used} since this call began outvotes it. */
     @Override
-    public void resetConnection() {
-      connection.reset(used != null ? used : connection.client());
+    public void connectionFailed() {
+      if (used != null) {
+        connection.failed(used, attemptStartedNanos, "registration " + key);
+      }
     }
 
     /** Signed here, at each put, because only now is the lease known (a re-registration puts under a new one). */

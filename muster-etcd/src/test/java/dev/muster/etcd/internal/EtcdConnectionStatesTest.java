@@ -1,0 +1,148 @@
+package dev.muster.etcd.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.muster.etcd.EtcdConfig;
+import dev.muster.etcd.internal.EtcdConnection.Verdict;
+import io.etcd.jetcd.Client;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The connection's states (docs/design-storms.md, "The design"): users report, the connection alone replaces its
+ * client. A plain loopback listener stands in for etcd's port: the probe only connects, and jetcd's clients connect
+ * lazily, so no call ever reaches it. The state machine reads a fake clock; the probe's 100 ms sharing window reads
+ * the real one, so the tests wait it out between probes.
+ */
+class EtcdConnectionStatesTest {
+  private static final long SECOND = Duration.ofSeconds(1).toNanos();
+  private final AtomicLong now = new AtomicLong(1_000 * SECOND);
+  private ServerSocket port;
+  private int portNumber;
+  private EtcdConnection connection;
+
+  @BeforeEach
+  void start() throws IOException {
+    port = listen(0);
+    portNumber = port.getLocalPort();
+    // requestTimeout 2 s (the default): a client is young for 4 s
+    connection = new EtcdConnection(EtcdConfig.of("http://127.0.0.1:" + portNumber), now::get);
+  }
+
+  @AfterEach
+  void stop() throws IOException {
+    connection.close();
+    port.close();
+  }
+
+  @Test
+  void aFailureIsOutvotedByAnySuccessOnTheClientAfterItsAttemptStarted() {
+    now.addAndGet(10 * SECOND); // old enough to be replaced
+    Client k = connection.client();
+    long attempt = now.get();
+    now.addAndGet(SECOND);
+    connection.succeeded(k); // a watch resumed on k after the straggler's attempt began
+
+    assertThat(connection.failed(k, attempt, "a straggler's timeout")).isEqualTo(Verdict.OUTVOTED);
+    assertThat(connection.isCurrent(k)).isTrue();
+    assertThat(connection.resets()).isZero();
+  }
+
+  @Test
+  void nothingIsReplacedWhileEtcdRefusesConnectionsAndTheClientIsReplacedOnceWhenItAcceptsAgain() throws Exception {
+    now.addAndGet(10 * SECOND);
+    Client k = connection.client();
+    port.close();
+    for (int i = 0; i < 5; i++) {
+      awaitNewProbe();
+      now.addAndGet(SECOND);
+      assertThat(connection.failed(k, now.get(), "watch refused")).as("report %d", i).isEqualTo(Verdict.DOWN);
+    }
+    assertThat(connection.isCurrent(k)).isTrue();
+    assertThat(connection.resets()).isZero();
+
+    port = listen(portNumber);
+    awaitNewProbe();
+    assertThat(connection.reachable()).isTrue();
+
+    assertThat(connection.isCurrent(k)).as("replaced when etcd accepts again").isFalse();
+    assertThat(connection.stats()).containsEntry("replaced.accepts_again", 1L).containsEntry("replaced.suspect", 0L);
+    Client fresh = connection.client();
+    for (int i = 0; i < 3; i++) {
+      awaitNewProbe();
+      assertThat(connection.reachable()).isTrue();
+    }
+    assertThat(connection.failed(k, now.get(), "a report about the old client")).isEqualTo(Verdict.STALE_CLIENT);
+    assertThat(connection.client()).as("once").isSameAs(fresh);
+    assertThat(connection.resets()).isEqualTo(1);
+  }
+
+  @Test
+  void aClientThatSucceededWhileEtcdSeemedDownIsKeptWhenItAcceptsAgain() throws Exception {
+    Client k = connection.client();
+    port.close();
+    awaitNewProbe();
+    assertThat(connection.reachable()).isFalse();
+    now.addAndGet(SECOND);
+    connection.succeeded(k); // another member answered on it, say
+
+    port = listen(portNumber);
+    awaitNewProbe();
+    assertThat(connection.reachable()).isTrue();
+
+    assertThat(connection.isCurrent(k)).isTrue();
+    assertThat(connection.resets()).isZero();
+  }
+
+  @Test
+  void aSuspectClientIsReplacedOnlyOnceItHadTwiceItsConnectTimeoutToConnect() throws Exception {
+    Client k = connection.client();
+    now.addAndGet(3 * SECOND);
+    assertThat(connection.failed(k, now.get(), "no answer")).isEqualTo(Verdict.YOUNG);
+    assertThat(connection.isCurrent(k)).isTrue();
+
+    now.addAndGet(2 * SECOND);
+    awaitNewProbe();
+    assertThat(connection.failed(k, now.get(), "no answer")).isEqualTo(Verdict.REPLACED);
+    assertThat(connection.isCurrent(k)).isFalse();
+    assertThat(connection.stats()).containsEntry("replaced.suspect", 1L).containsEntry("reports.young", 1L);
+
+    Client fresh = connection.client();
+    now.addAndGet(SECOND);
+    assertThat(connection.failed(fresh, now.get(), "no answer")).as("the fresh one is young")
+        .isEqualTo(Verdict.YOUNG);
+    assertThat(connection.resets()).isEqualTo(1);
+  }
+
+  @Test
+  void successesAreRecordedAtMostOncePerResolutionAndStillOutvoteOlderAttempts() {
+    now.addAndGet(10 * SECOND);
+    Client k = connection.client();
+    long attempt = now.get();
+    now.addAndGet(EtcdConnection.SUCCESS_RESOLUTION.toNanos());
+    connection.succeeded(k);
+    now.addAndGet(1); // a burst of successes inside one resolution: the first one recorded is enough
+    connection.succeeded(k);
+
+    assertThat(connection.failed(k, attempt, "late")).isEqualTo(Verdict.OUTVOTED);
+  }
+
+  private static ServerSocket listen(int portNumber) throws IOException {
+    ServerSocket s = new ServerSocket();
+    s.setReuseAddress(true);
+    s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), portNumber), 50);
+    return s;
+  }
+
+  /** The probe's answer is shared for 100 ms of real time: wait until the next call probes again. */
+  private void awaitNewProbe() throws InterruptedException {
+    Thread.sleep(EtcdConnection.PROBE_SHARED_FOR.toMillis() + 20);
+  }
+}
