@@ -49,6 +49,10 @@ import java.util.concurrent.ExecutorService;
  *     (a dropped delivery arrives with the cache's next change). An executor that runs tasks on the calling thread
  *     (a direct executor, {@code CallerRunsPolicy}) runs listeners on the cache's own loop, and one that discards
  *     tasks while running ({@code DiscardPolicy}) loses deliveries: give neither
+ * @param auditInterval how often the cache compares its set with etcd's keys at its own revision (a keys-only range;
+ *     docs/design-audit.md), the defence against etcd dropping events silently (etcd 17529); a confirmed difference
+ *     is logged (WARN, naming the keys) and repaired by a full resync. Each wait is drawn from [interval/2,
+ *     3·interval/2), so caches started together do not audit together; zero turns the audit off (default 5 min)
  */
 public record CacheConfig(
     String namespace,
@@ -70,7 +74,8 @@ public record CacheConfig(
     TrustedKeys trustedKeys,
     Duration maxStale,
     StalePolicy stalePolicy,
-    Executor listenerExecutor) {
+    Executor listenerExecutor,
+    Duration auditInterval) {
 
   public CacheConfig {
     Names.requireValid("namespace", namespace);
@@ -106,6 +111,11 @@ public record CacheConfig(
     if (!trustedKeys.isEmpty() && trustedKeys.forService(namespace, service).isEmpty()) {
       throw new InvalidInputException("trustedKeys", trustedKeys.toString(), "trust at least one key for "
           + namespace + "/" + service + " (or for namespace " + namespace + "), or give none to not verify");
+    }
+    if (auditInterval == null || auditInterval.isNegative()
+        || !auditInterval.isZero() && auditInterval.compareTo(Duration.ofSeconds(1)) < 0) {
+      throw new InvalidInputException("auditInterval", auditInterval, "use 1s or more (such as 5m), or 0 to turn the"
+          + " audit off");
     }
     if (listenerExecutor instanceof ExecutorService es && es.isShutdown()) {
       throw new InvalidInputException("listenerExecutor", listenerExecutor, "give an executor that is running (this"
@@ -153,6 +163,7 @@ public record CacheConfig(
     b.maxStale = maxStale;
     b.stalePolicy = stalePolicy;
     b.listenerExecutor = listenerExecutor;
+    b.auditInterval = auditInterval;
     return b;
   }
 
@@ -178,6 +189,7 @@ public record CacheConfig(
     private Duration maxStale;
     private StalePolicy stalePolicy = StalePolicy.FAIL_CLOSED;
     private Executor listenerExecutor;
+    private Duration auditInterval = Duration.ofMinutes(5);
 
     private Builder(String service) {
       this.service = service;
@@ -268,10 +280,16 @@ public record CacheConfig(
       return this;
     }
 
+    /** Compare the set with etcd's keys about this often (see the record's {@code auditInterval}); 0: never. */
+    public Builder auditInterval(Duration interval) {
+      this.auditInterval = interval;
+      return this;
+    }
+
     public CacheConfig build() {
       return new CacheConfig(namespace, service, version, pageSize, progressInterval, progressTimeout, backoffBase,
           backoffCap, healthyReset, probeInterval, probeJitter, requestTimeout, snapshotFile, snapshotDebounce,
-          massRemovalPercent, massRemovalHold, trustedKeys, maxStale, stalePolicy, listenerExecutor);
+          massRemovalPercent, massRemovalHold, trustedKeys, maxStale, stalePolicy, listenerExecutor, auditInterval);
     }
   }
 }

@@ -37,6 +37,22 @@ public interface EndpointCache extends AutoCloseable {
   /** How many times the set was replaced by a full range after the first snapshot. */
   long resyncCount();
 
+  /**
+   * How many times the cache compared its set with etcd's keys at its own revision ({@link CacheConfig#auditInterval};
+   * docs/design-audit.md). 0 for a cache that does not audit.
+   */
+  default long auditCount() {
+    return 0;
+  }
+
+  /**
+   * How many of those audits found the set different from etcd's (a lost event: etcd 17529) and repaired it with a
+   * full resync, counted in {@link #resyncCount()} too.
+   */
+  default long auditDifferenceCount() {
+    return 0;
+  }
+
   /** Values excluded because they did not decode. */
   long malformedCount();
 

@@ -51,6 +51,18 @@ public final class EndpointSet {
     return new EndpointSet(revision, InstanceTree.of(instances));
   }
 
+  /**
+   * As {@link #of(long, List)}, with each instance's mod revision (the etcd revision that last wrote its record) at
+   * the same index of {@code modRevisions}.
+   */
+  public static EndpointSet of(long revision, List<Instance> instances, long[] modRevisions) {
+    if (modRevisions.length != instances.size()) {
+      throw new IllegalArgumentException(modRevisions.length + " mod revisions for " + instances.size()
+          + " instances: give one per instance");
+    }
+    return new EndpointSet(revision, InstanceTree.of(instances, modRevisions));
+  }
+
   /** The etcd revision this set reflects (0 before the first snapshot). */
   public long revision() {
     return revision;
@@ -73,6 +85,16 @@ public final class EndpointSet {
 
   public Optional<Instance> get(InstanceKey key) {
     return key == null ? Optional.empty() : Optional.ofNullable(InstanceTree.get(tree, key));
+  }
+
+  /**
+   * The etcd revision that last wrote the record of the instance keyed {@code key} (its {@code mod_revision}): 0 when
+   * the set does not know it (an instance added without one), -1 when the set holds no such instance. A cache's
+   * sets know it for every instance; the cache's audit compares it with etcd's.
+   */
+  public long modRevision(InstanceKey key) {
+    InstanceTree.Node n = key == null ? null : InstanceTree.node(tree, key);
+    return n == null ? -1 : n.modRevision;
   }
 
   public boolean contains(InstanceKey key) {
@@ -113,6 +135,12 @@ public final class EndpointSet {
    */
   public EndpointSet plus(Instance instance) {
     return new EndpointSet(revision, InstanceTree.plus(tree, instance));
+  }
+
+  /** As {@link #plus(Instance)}, recording the etcd revision that wrote the instance's record ({@link #modRevision}). */
+  public EndpointSet plus(Instance instance, long modRevision) {
+    InstanceTree.Node next = InstanceTree.plus(tree, instance, modRevision);
+    return next == tree ? this : new EndpointSet(revision, next);
   }
 
   /** This set without the instance keyed {@code key} (this set itself if there is none); same revision. O(log n). */

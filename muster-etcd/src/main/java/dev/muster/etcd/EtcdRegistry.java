@@ -68,6 +68,12 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
       }
 
       @Override
+      public EndpointCache watchDroppingRevision(EtcdRegistry registry, CacheConfig config, long revisionNumber,
+          List<EndpointListener> listeners) {
+        return registry.watch(config, CacheDriver.ResumeRule.AT_CHECKPOINT, null, revisionNumber, listeners);
+      }
+
+      @Override
       public Registration register(EtcdRegistry registry, Instance instance, RegistrarConfig config,
           RegistrarControls controls, RegistrationListener listener) {
         return registry.register(instance, config, Objects.requireNonNull(controls, "controls"), listener);
@@ -175,8 +181,13 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
   /** {@code backoffRandom} null: the cache draws its backoff jitter from its own {@link java.security.SecureRandom}. */
   private EndpointCache watch(CacheConfig config, CacheDriver.ResumeRule rule,
       java.util.random.RandomGenerator backoffRandom, List<EndpointListener> listeners) {
+    return watch(config, rule, backoffRandom, 0, listeners);
+  }
+
+  private EndpointCache watch(CacheConfig config, CacheDriver.ResumeRule rule,
+      java.util.random.RandomGenerator backoffRandom, long dropRevision, List<EndpointListener> listeners) {
     EndpointCache cache = EtcdEndpointCache.start(connection, Objects.requireNonNull(config, "config"), rule, clock,
-        backoffRandom, listeners, caches::remove); // a cache closed by its user leaves the list
+        backoffRandom, dropRevision, listeners, caches::remove); // a cache closed by its user leaves the list
     caches.add(cache);
     return cache;
   }

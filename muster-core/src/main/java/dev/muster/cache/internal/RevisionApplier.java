@@ -66,6 +66,7 @@ public final class RevisionApplier {
    * instance, and three substrings per applied PUT).
    */
   private final Function<String, InstanceKey> keys;
+  private final RegistryLayout layout;
   private final String prefix;
   private final TrustedKeys trust;
   private EndpointSet current = EndpointSet.EMPTY;
@@ -78,6 +79,11 @@ public final class RevisionApplier {
    */
   private Map<String, CacheRecord> verified = new HashMap<>();
   private long signatureChecks;
+  /**
+   * The keys under the prefix that etcd holds and the set does not (a value that does not decode or verify, a key
+   * that names no instance), with their mod revisions: what the audit needs besides the set. Usually empty.
+   */
+  private Map<String, Long> excluded = new HashMap<>();
 
   /** A set to publish and what changed to get there. */
   public record Publication(EndpointSet set, EndpointDelta delta) {}
@@ -89,7 +95,8 @@ public final class RevisionApplier {
 
   /** As {@link #RevisionApplier(RegistryLayout, String)}, serving only records that verify against {@code trust}. */
   public RevisionApplier(RegistryLayout layout, String prefix, TrustedKeys trust) {
-    this.keys = Objects.requireNonNull(layout, "layout").keyParser();
+    this.layout = Objects.requireNonNull(layout, "layout");
+    this.keys = layout.keyParser();
     this.prefix = Objects.requireNonNull(prefix, "prefix");
     this.trust = Objects.requireNonNull(trust, "trust");
   }
@@ -137,7 +144,9 @@ public final class RevisionApplier {
   /** A snapshot being read; see {@link #snapshot()}. Driven by the applier's thread, like the applier. */
   public final class Snapshot {
     private final List<Instance> instances = new ArrayList<>();
+    private long[] modRevisions = new long[16]; // of instances, index for index
     private final Map<String, CacheRecord> stillVerified = new HashMap<>(); // installed with the set, never half-built
+    private final Map<String, Long> stillExcluded = new HashMap<>(); // likewise
     private long revision;
     private int records;
     private boolean installed;
@@ -160,7 +169,13 @@ public final class RevisionApplier {
         InstanceKey key = parse(r, revision);
         Instance instance = key == null ? null : decode(key, r, revision, stillVerified, null);
         if (instance != null) {
+          if (instances.size() == modRevisions.length) {
+            modRevisions = Arrays.copyOf(modRevisions, modRevisions.length * 2);
+          }
+          modRevisions[instances.size()] = r.modRevision();
           instances.add(instance);
+        } else {
+          stillExcluded.put(r.key(), r.modRevision());
         }
       }
       records += page.size();
@@ -179,8 +194,9 @@ public final class RevisionApplier {
       }
       installed = true;
       EndpointSet before = current;
-      current = EndpointSet.of(revision, instances);
+      current = EndpointSet.of(revision, instances, Arrays.copyOf(modRevisions, instances.size()));
       verified = stillVerified;
+      excluded = stillExcluded;
       return new Publication(current, EndpointDelta.between(kind, before, current));
     }
 
@@ -219,7 +235,8 @@ public final class RevisionApplier {
     InstanceKey key = parse(r, revision);
     Instance old = key == null ? null : current.get(key).orElse(null);
     Instance now = key == null ? null : instanceAfter(key, r, revision, old);
-    EndpointSet next = key == null ? current : now != null ? current.plus(now) : current.minus(key);
+    EndpointSet next = key == null ? current : now != null ? current.plus(now, revision) : current.minus(key);
+    noteExcluded(r, now);
     List<Instance> added = old == null && now != null ? List.of(now) : List.of();
     List<Instance> removed = old != null && now == null ? List.of(old) : List.of();
     List<Instance> changed = old != null && now != null && !old.equals(now) ? List.of(now) : List.of();
@@ -239,6 +256,7 @@ public final class RevisionApplier {
       CacheRecord r = events.get(i);
       InstanceKey key = parse(r, revision);
       if (key == null) {
+        noteExcluded(r, null);
         continue;
       }
       Instance old;
@@ -249,7 +267,8 @@ public final class RevisionApplier {
         touched.put(key, old);
       }
       Instance now = instanceAfter(key, r, revision, old);
-      next = now != null ? next.plus(now) : next.minus(key);
+      next = now != null ? next.plus(now, revision) : next.minus(key);
+      noteExcluded(r, now);
     }
     // Lists made only when something goes in: most revisions change one instance, so two of the three stay empty.
     List<Instance> added = null;
@@ -278,6 +297,78 @@ public final class RevisionApplier {
   private Instance instanceAfter(InstanceKey key, CacheRecord r, long revision, Instance previous) {
     verified.remove(r.key()); // a watched put is always checked: the memo spares a resync's unchanged records
     return r.kind() == CacheRecord.Kind.DELETE ? null : decode(key, r, revision, verified, previous);
+  }
+
+  /** Keeps {@link #excluded} in step with one applied record: {@code now} is what it left in the set (or null). */
+  private void noteExcluded(CacheRecord r, Instance now) {
+    if (r.kind() == CacheRecord.Kind.PUT && now == null) {
+      excluded.put(r.key(), r.modRevision());
+    } else if (!excluded.isEmpty()) {
+      excluded.remove(r.key());
+    }
+  }
+
+  /** One key and the revision that last wrote it, as a keys-only range from etcd gives them. */
+  public record KeyRevision(String key, long modRevision) {}
+
+  /**
+   * The audit's comparison (docs/design-audit.md): the keys etcd holds under the prefix at some revision, with
+   * their mod revisions, against what this applier holds (the set and the excluded keys). Returns each key that
+   * differs, described ("KEY: in etcd at REV, not in the cache", "KEY: in the cache at REV, not in etcd", "KEY: etcd
+   * wrote it at REV, the cache holds REV"), in etcd's order and then the cache's. O(n) time and a set of etcd's keys.
+   */
+  public List<String> differences(List<KeyRevision> etcd) {
+    List<String> out = new ArrayList<>();
+    java.util.Set<String> theirs = new java.util.HashSet<>(etcd.size() * 2);
+    for (KeyRevision k : etcd) {
+      theirs.add(k.key());
+      long mine = modRevisionOf(k.key());
+      if (mine < 0) {
+        out.add(k.key() + ": in etcd at " + k.modRevision() + ", not in the cache");
+      } else if (mine != k.modRevision()) {
+        out.add(k.key() + ": etcd wrote it at " + k.modRevision() + ", the cache holds " + mine);
+      }
+    }
+    if (theirs.size() - countIn(out, ", not in the cache") != current.size() + excluded.size()) {
+      for (java.util.Iterator<Instance> it = current.instances().iterator(); it.hasNext(); ) {
+        Instance i = it.next();
+        String key = layout.instanceKey(i);
+        if (!theirs.contains(key)) {
+          out.add(key + ": in the cache at " + current.modRevision(i.key()) + ", not in etcd");
+        }
+      }
+      for (Map.Entry<String, Long> e : excluded.entrySet()) {
+        if (!theirs.contains(e.getKey())) {
+          out.add(e.getKey() + ": in the cache (excluded) at " + e.getValue() + ", not in etcd");
+        }
+      }
+    }
+    return out;
+  }
+
+  private static int countIn(List<String> lines, String suffix) {
+    int n = 0;
+    for (String l : lines) {
+      if (l.endsWith(suffix)) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** The mod revision this applier holds for {@code key}: from the set, else from the excluded keys; -1 if none. */
+  private long modRevisionOf(String key) {
+    Long e = excluded.get(key);
+    if (e != null) {
+      return e;
+    }
+    InstanceKey k;
+    try {
+      k = keys.apply(key);
+    } catch (MusterException notAnInstanceKey) {
+      return -1;
+    }
+    return current.modRevision(k);
   }
 
   private void requireUnderPrefix(CacheRecord r) {

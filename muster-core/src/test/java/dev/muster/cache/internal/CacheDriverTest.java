@@ -1076,4 +1076,191 @@ class CacheDriverTest {
       saved.add(set);
     }
   }
+
+  /** The audit against etcd 17529 (docs/design-audit.md): the set compared with etcd's keys at the checkpoint. */
+  @Nested
+  class Audit {
+    private static final Duration EVERY = Duration.ofMinutes(5);
+
+    /**
+     * {a at 5, b at 7} at revision 10, watch 1 acknowledged, audit every 5 min (each wait within [2.5, 7.5) min); no
+     * stall check in the hours the tests advance (nothing answers a progress request here unless a test does).
+     */
+    private void startAuditing() {
+      use(auditing().build());
+      startWatchingAt10();
+    }
+
+    private CacheConfig.Builder auditing() {
+      return config().auditInterval(EVERY).progressInterval(Duration.ofDays(1)).progressTimeout(Duration.ofDays(1));
+    }
+
+    /** Past the latest the first audit can fire. */
+    private void untilTheAudit() {
+      h.timer.advance(EVERY.multipliedBy(3).dividedBy(2));
+    }
+
+    @Test
+    void aSetEqualToEtcdsIsLeftAloneAndAuditedAgainAnIntervalLater() {
+      startAuditing();
+      h.io.willKeys("a", 5, "b", 7).willKeys("a", 5, "b", 7);
+      int mark = h.mark();
+
+      untilTheAudit();
+      untilTheAudit();
+
+      assertThat(h.journalSince(mark)).containsExactly("keys at 10", "keys at 10");
+      assertThat(h.driver.auditCount()).isEqualTo(2);
+      assertThat(h.driver.auditDifferenceCount()).isZero();
+      assertThat(h.driver.resyncCount()).isZero();
+    }
+
+    @Test
+    void theFirstAuditWaitsAtLeastHalfTheInterval() {
+      startAuditing();
+      h.io.willKeys("a", 5, "b", 7);
+      int mark = h.mark();
+
+      h.timer.advance(EVERY.dividedBy(2).minus(NANO));
+
+      assertThat(h.journalSince(mark)).isEmpty();
+    }
+
+    @Test
+    void aLostPutIsFoundAndRepairedByAResync() {
+      startAuditing();
+      h.io.willKeys("a", 5, "b", 7, "c", 9); // c was created at 9 but its event never came
+      h.io.willRange(12, put("a", 5), put("b", 7), put("c", 9));
+
+      untilTheAudit();
+
+      assertThat(h.driver.auditDifferenceCount()).isEqualTo(1);
+      assertThat(h.driver.resyncCount()).isEqualTo(1);
+      assertThat(ids(h.publisher.last().set())).containsExactly("a", "b", "c");
+      assertThat(h.publisher.last().delta().kind()).isEqualTo(EndpointDelta.Kind.RESYNC);
+    }
+
+    @Test
+    void aLostDeleteIsFound() {
+      startAuditing();
+      h.io.willKeys("a", 5); // b's lease expired; its DELETE never came
+      h.io.willRange(12, put("a", 5));
+
+      untilTheAudit();
+
+      assertThat(h.driver.auditDifferenceCount()).isEqualTo(1);
+      assertThat(ids(h.publisher.last().set())).containsExactly("a");
+    }
+
+    @Test
+    void aLostUpdateIsFoundByItsModRevision() {
+      startAuditing();
+      h.io.willKeys("a", 5, "b", 9); // b was rewritten at 9 (UP to DRAINING, say); the cache still holds 7
+      h.io.willRange(12, put("a", 5), put("b", 9));
+
+      untilTheAudit();
+
+      assertThat(h.driver.auditDifferenceCount()).isEqualTo(1);
+      assertThat(h.driver.resyncCount()).isEqualTo(1);
+    }
+
+    @Test
+    void watchedEventsKeepTheModRevisionsTheAuditCompares() {
+      startAuditing();
+      h.driver.onEvents(h.stream(), header(11), List.of(put("b", 11)));
+      h.driver.onEvents(h.stream(), header(12), List.of(delete("a", 12), put("c", 12)));
+      h.io.willKeys("b", 11, "c", 12);
+
+      untilTheAudit();
+
+      assertThat(h.driver.auditCount()).isEqualTo(1);
+      assertThat(h.driver.auditDifferenceCount()).isZero();
+      assertThat(h.journal).contains("keys at 12");
+    }
+
+    @Test
+    void aCompactedCheckpointIsAuditedAtTheNextProgressAndADifferenceThereIsConfirmedBeforeItActs() {
+      startAuditing();
+      h.io.willKeysCompacted();
+      untilTheAudit();
+      assertThat(h.journal).endsWith("keys at 10", "requestProgress 1");
+
+      // A progress at 20 ahead of an event still in flight (etcd 15220): the first difference is not acted on.
+      h.io.willKeys("a", 5, "b", 7, "c", 15);
+      h.driver.onProgress(h.stream(), header(20));
+      assertThat(h.journal).endsWith("keys at 20", "requestProgress 1");
+      assertThat(h.driver.auditDifferenceCount()).isZero();
+
+      // The event arrives; the audit runs again at the new checkpoint and finds nothing.
+      h.io.willKeys("a", 5, "b", 7, "c", 15);
+      h.driver.onEvents(h.stream(), header(20), List.of(put("c", 15)));
+
+      assertThat(h.journal).endsWith("keys at 15");
+      assertThat(h.driver.auditDifferenceCount()).isZero();
+      assertThat(h.driver.resyncCount()).isZero();
+      assertThat(h.driver.auditCount()).isEqualTo(2);
+    }
+
+    @Test
+    void aDifferenceFoundTwiceAtAProgressRevisionActs() {
+      startAuditing();
+      h.io.willKeysCompacted();
+      untilTheAudit();
+      h.io.willKeys("a", 5, "b", 7, "c", 15);
+      h.driver.onProgress(h.stream(), header(20));
+      h.io.willKeysCompacted();
+      h.io.willKeys("a", 5, "b", 7, "c", 15);
+      h.io.willRange(20, put("a", 5), put("b", 7), put("c", 15));
+
+      h.driver.onProgress(h.stream(), header(20)); // the confirming round: compacted again, so at the next progress
+      h.driver.onProgress(h.stream(), header(20));
+
+      assertThat(h.driver.auditDifferenceCount()).isEqualTo(1);
+      assertThat(ids(h.publisher.last().set())).containsExactly("a", "b", "c");
+    }
+
+    @Test
+    void noAuditRunsWhileBrokenAndAResyncRestartsTheInterval() {
+      startAuditing();
+      h.driver.onError(h.stream(), UNAVAILABLE, 0, "connection refused");
+      int mark = h.mark();
+      h.io.willProbe(false, false, false, false, false, false, false, false, false, false);
+      untilTheAudit();
+      assertThat(h.journalSince(mark)).noneMatch(l -> l.startsWith("keys"));
+    }
+
+    @Test
+    void zeroTurnsTheAuditOffAndTheNegativeControlNeverAudits() {
+      use(auditing().auditInterval(Duration.ZERO).build());
+      startWatchingAt10();
+      h.io.willKeys("a", 5);
+      h.timer.advance(Duration.ofHours(1));
+      assertThat(h.journal).noneMatch(l -> l.startsWith("keys"));
+
+      h = new DriverHarness(auditing().build(), CacheDriver.ResumeRule.FROM_NOW_NEGATIVE_CONTROL,
+          SnapshotStore.NONE);
+      startWatchingAt10();
+      h.io.willKeys("a", 5);
+      h.timer.advance(Duration.ofHours(1));
+      assertThat(h.journal).noneMatch(l -> l.startsWith("keys"));
+    }
+
+    @Test
+    void theNegativeControlHookDropsOneRevisionSilentlyAndTheAuditRepairsIt() {
+      use(auditing().build());
+      h.driver.dropRevisionForNegativeControl(2);
+      startWatchingAt10();
+      h.driver.onEvents(h.stream(), header(11), List.of(put("c", 11)));
+      h.driver.onEvents(h.stream(), header(12), List.of(delete("a", 12))); // the 2nd revision: dropped
+      h.driver.onEvents(h.stream(), header(13), List.of(put("d", 13)));
+      assertThat(ids(h.publisher.last().set())).as("a is still served: the loss is silent").contains("a");
+
+      h.io.willKeys("b", 7, "c", 11, "d", 13);
+      h.io.willRange(13, put("b", 7), put("c", 11), put("d", 13));
+      untilTheAudit();
+
+      assertThat(h.driver.auditDifferenceCount()).isEqualTo(1);
+      assertThat(ids(h.publisher.last().set())).containsExactly("b", "c", "d");
+    }
+  }
 }

@@ -6,6 +6,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -19,6 +20,7 @@ final class ScriptedIo implements CacheDriver.Io {
   private final List<String> journal;
   private final Deque<Function<CacheDriver.Pages, Range>> ranges = new ArrayDeque<>();
   private final Deque<Boolean> probes = new ArrayDeque<>();
+  private final Deque<Optional<List<RevisionApplier.KeyRevision>>> keys = new ArrayDeque<>();
   private long lastStream;
   private long lastFrom = -1;
   private int watches;
@@ -67,6 +69,36 @@ final class ScriptedIo implements CacheDriver.Io {
       throw new CacheIoException(why);
     });
     return this;
+  }
+
+  /**
+   * The next audit's keys-only range answers these (key, mod revision) pairs, given as id then revision:
+   * {@code willKeys("a", 5, "b", 7)}. Unscripted audits fail as if etcd could not be read, and are not journaled.
+   */
+  ScriptedIo willKeys(Object... idsAndRevisions) {
+    List<RevisionApplier.KeyRevision> answer = new ArrayList<>();
+    for (int i = 0; i < idsAndRevisions.length; i += 2) {
+      answer.add(new RevisionApplier.KeyRevision(dev.muster.cache.Endpoints.key((String) idsAndRevisions[i]),
+          ((Number) idsAndRevisions[i + 1]).longValue()));
+    }
+    keys.add(Optional.of(answer));
+    return this;
+  }
+
+  /** The next audit's range finds its revision compacted. */
+  ScriptedIo willKeysCompacted() {
+    keys.add(Optional.empty());
+    return this;
+  }
+
+  @Override
+  public Optional<List<RevisionApplier.KeyRevision>> keys(long revision) {
+    Optional<List<RevisionApplier.KeyRevision>> next = keys.poll();
+    if (next == null) {
+      throw new CacheIoException("no audit scripted", null, false);
+    }
+    journal.add("keys at " + revision);
+    return next;
   }
 
   ScriptedIo willProbe(boolean... answers) {

@@ -141,7 +141,18 @@ public final class EtcdEndpointCache implements EndpointCache {
    */
   public static EtcdEndpointCache start(EtcdConnection connection, CacheConfig config, CacheDriver.ResumeRule rule,
       Clock clock, RandomGenerator backoffRandom, List<EndpointListener> listeners, Consumer<EndpointCache> onClosed) {
+    return start(connection, config, rule, clock, backoffRandom, 0, listeners, onClosed);
+  }
+
+  /**
+   * As above; {@code dropRevision} &gt; 0 makes the cache drop the n-th revision its watches deliver, before the
+   * applier: the audit's negative control ({@link NegativeControls#watchDroppingRevision}).
+   */
+  public static EtcdEndpointCache start(EtcdConnection connection, CacheConfig config, CacheDriver.ResumeRule rule,
+      Clock clock, RandomGenerator backoffRandom, long dropRevision, List<EndpointListener> listeners,
+      Consumer<EndpointCache> onClosed) {
     EtcdEndpointCache cache = new EtcdEndpointCache(connection, config, rule, clock, backoffRandom);
+    cache.driver.dropRevisionForNegativeControl(dropRevision); // before the loop's first task, which publishes it
     cache.onClosed = java.util.Objects.requireNonNull(onClosed, "onClosed");
     listeners.forEach(cache.listeners::add);
     cache.onLoop(cache.driver::start);
@@ -176,6 +187,16 @@ public final class EtcdEndpointCache implements EndpointCache {
   @Override
   public long resyncCount() {
     return driver.resyncCount();
+  }
+
+  @Override
+  public long auditCount() {
+    return driver.auditCount();
+  }
+
+  @Override
+  public long auditDifferenceCount() {
+    return driver.auditDifferenceCount();
   }
 
   @Override
@@ -484,6 +505,50 @@ public final class EtcdEndpointCache implements EndpointCache {
     @Override
     public boolean probe() {
       return DeliveryPool.blocking(connection::reachable); // one probe serves all the connection's caches
+    }
+
+    /**
+     * The audit's read: a keys-only range pinned at {@code revision}, in pages of {@link CacheConfig#pageSize()}
+     * keys, so etcd sends each key and its mod revision and no value. Empty when etcd says the revision was
+     * compacted. Blocks the loop as a managed blocker, as {@link #range} does.
+     */
+    @Override
+    public Optional<List<RevisionApplier.KeyRevision>> keys(long revision) {
+      Client client = attempt();
+      ByteSequence end = prefixEnd(prefix);
+      List<RevisionApplier.KeyRevision> out = new ArrayList<>();
+      ByteSequence from = bytes(prefix);
+      while (true) {
+        GetOption option = GetOption.builder().withRange(end).withKeysOnly(true).withLimit(config.pageSize())
+            .withSortField(GetOption.SortTarget.KEY).withSortOrder(GetOption.SortOrder.ASCEND)
+            .withRevision(revision).build();
+        ByteSequence pageFrom = from;
+        GetResponse page;
+        try {
+          page = DeliveryPool.blocking(() -> EtcdOps.await("audit " + prefix + " at revision " + revision,
+              client.getKVClient().get(pageFrom, option), config.requestTimeout()));
+        } catch (EtcdOps.EtcdCallException e) {
+          if (e.kind() != EtcdErrors.Kind.UNAVAILABLE) {
+            connection.succeeded(client);
+          }
+          if (EtcdErrors.isCompacted(e.getCause())) {
+            return Optional.empty();
+          }
+          throw new CacheIoException(e.getMessage(), e, e.kind() == EtcdErrors.Kind.UNAVAILABLE);
+        } catch (RuntimeException e) { // e.g. the client was closed meanwhile
+          throw new CacheIoException("could not audit " + prefix + ": " + e, e, true);
+        }
+        connection.succeeded(client);
+        List<KeyValue> kvs = page.getKvs();
+        for (KeyValue kv : kvs) {
+          out.add(new RevisionApplier.KeyRevision(kv.getKey().toString(StandardCharsets.UTF_8), kv.getModRevision()));
+        }
+        if (!page.isMore() || kvs.isEmpty()) {
+          return Optional.of(out);
+        }
+        byte[] lastKey = kvs.get(kvs.size() - 1).getKey().getBytes();
+        from = ByteSequence.from(Arrays.copyOf(lastKey, lastKey.length + 1)); // the smallest key after it
+      }
     }
   }
 

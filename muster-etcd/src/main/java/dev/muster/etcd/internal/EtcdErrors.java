@@ -37,6 +37,20 @@ final class EtcdErrors {
 
   private EtcdErrors() {}
 
+  /** Whether {@code t} (or a cause) is etcd's "required revision has been compacted" answer to a range. */
+  static boolean isCompacted(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof io.etcd.jetcd.common.exception.CompactedException) {
+        return true;
+      }
+      String m = c.getMessage();
+      if (m != null && m.contains("required revision has been compacted")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   static Kind classify(Throwable t) {
     Throwable e = unwrap(t);
     if (certificateRefused(e)) {

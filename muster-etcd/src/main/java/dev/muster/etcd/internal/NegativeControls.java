@@ -15,7 +15,8 @@ import java.util.random.RandomGenerator;
 
 /**
  * The lab's negative controls: Muster run wrong on purpose, to show that the lab's checks can fail — a cache that
- * resumes "from now" (consumer C), a cache without reconnect jitter (the scale bench's storm control), and a
+ * resumes "from now" (consumer C), a cache without reconnect jitter (the scale bench's storm control), a cache
+ * that drops one revision silently (the audit's control), and a
  * provider that does not re-register or that logs every keepalive ({@link RegistrarControls}). They are options of
  * no production configuration, and this package is not exported; the lab, the chaos checker, the bench and the
  * command line's hidden lab flags reach them here.
@@ -30,6 +31,9 @@ public final class NegativeControls {
     EndpointCache watchFromNow(EtcdRegistry registry, CacheConfig config, List<EndpointListener> listeners);
 
     EndpointCache watchWithoutJitter(EtcdRegistry registry, CacheConfig config, List<EndpointListener> listeners);
+
+    EndpointCache watchDroppingRevision(EtcdRegistry registry, CacheConfig config, long revisionNumber,
+        List<EndpointListener> listeners);
 
     Registration register(EtcdRegistry registry, Instance instance, RegistrarConfig config,
         RegistrarControls controls, RegistrationListener listener);
@@ -78,6 +82,22 @@ public final class NegativeControls {
       EndpointListener... listeners) {
     Objects.requireNonNull(registry, "registry");
     return bridge.watchWithoutJitter(registry, config, List.of(listeners));
+  }
+
+  /**
+   * A cache that silently drops the {@code revisionNumber}-th revision its watches deliver (counted from 1), before
+   * applying it, as etcd 17529 drops events: the audit's negative control. With {@link CacheConfig#auditInterval}
+   * on, its audit must find and repair the loss; with it off, the cache stays wrong. Otherwise an ordinary cache,
+   * held and closed by the registry.
+   */
+  public static EndpointCache watchDroppingRevision(EtcdRegistry registry, CacheConfig config, long revisionNumber,
+      EndpointListener... listeners) {
+    Objects.requireNonNull(registry, "registry");
+    if (revisionNumber < 1) {
+      throw new IllegalArgumentException("revisionNumber " + revisionNumber + ": give 1 or more (the first revision"
+          + " the cache's watches deliver is 1)");
+    }
+    return bridge.watchDroppingRevision(registry, config, revisionNumber, List.of(listeners));
   }
 
   /** As {@link EtcdRegistry#register(Instance, RegistrarConfig, RegistrationListener)}, with {@code controls}. */
