@@ -137,7 +137,9 @@ final class ScheduleRun {
     return CacheConfig.builder(SERVICE).namespace(namespace).pageSize(3)
         .progressInterval(Duration.ofSeconds(1)).progressTimeout(Duration.ofSeconds(1))
         .backoff(Duration.ofMillis(50), Duration.ofSeconds(1)).probe(Duration.ofMillis(100), Duration.ofMillis(200))
-        .requestTimeout(Duration.ofSeconds(3));
+        .requestTimeout(Duration.ofSeconds(3))
+        // the shortest audit interval, so a schedule of a few seconds audits (the negative control never does)
+        .auditInterval(Duration.ofSeconds(1));
   }
 
   private void watch(String name, String watchedPrefix, CacheConfig cacheConfig) {
@@ -160,7 +162,11 @@ final class ScheduleRun {
         // the lease expires by itself
       }
     }
-    caches().forEach(c -> tally.add("resyncs", c.resyncCount()));
+    caches().forEach(c -> {
+      tally.add("resyncs", c.resyncCount());
+      tally.add("audits", c.auditCount());
+      tally.add("audit differences", c.auditDifferenceCount());
+    });
     events.values().forEach(list -> list.forEach(e -> tally.add("registration " + e.type().name().toLowerCase()
         .replace('_', ' '))));
     if (registry != null) {
