@@ -48,7 +48,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <ol>
  *   <li>{@code watchers} caches of one service in {@link Plan#jvms} consumer JVMs ({@link ScaleWatchers}, one
  *       connection each): register() → visible in all of them, etcd's CPU and memory, heap per cache; then a
- *       reconnect storm (etcd SIGKILL, {@link Plan#outage}, restart) with Muster's jitter;
+ *       reconnect storm ({@link StormRun}: etcd SIGKILL, {@link Plan#outage}, restart) with Muster's jitter;
  *   <li>the same storm with jitter off ({@link dev.muster.etcd.internal.NegativeControls#watchWithoutJitter});
  *   <li>the same watchers through {@code etcd grpc-proxy start}, which coalesces identical watches;
  *   <li>{@code providers} registrations in {@link Plan#jvms} provider JVMs ({@link ScaleProviders}) at once: until
@@ -57,7 +57,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>Curator's side on a private ZooKeeper: as many {@code ServiceCache}s in as many JVMs (one session each),
  *       register → visible in all; and as many provider sessions registering at once, with ZooKeeper's load.
  * </ol>
- * Every process is started here and stopped by pid. Figures are printed, never judged. Runs on the calling thread.
+ *
+ * <p>Every process is started here and stopped by pid. Figures are printed, never judged. Runs on the calling
+ * thread.
  */
 public final class ScaleBench {
   /**
@@ -109,15 +111,6 @@ public final class ScaleBench {
       long threads) {}
 
   /**
-   * One reconnect storm, timed from when etcd's restart began (its process was started again): until a change
-   * made once it answered had reached every cache ({@code caughtUpMs}), and until each stale cache recovered
-   * ({@code recoveredMs}; empty when none went stale). {@code restartMs}: until etcd answered ({@code /version}).
-   * {@code wentStale} counts a cache once per time it went stale.
-   */
-  public record Storm(String jitter, int caches, long restartMs, double caughtUpMs, Samples recoveredMs,
-      long wentStale, long resyncs, double etcdPeakCores, long etcdPeakRss) {}
-
-  /**
    * Providers registered at once, then etcd restarted.
    *
    * @param allVisibleMs from GO until one cache held every instance
@@ -164,22 +157,7 @@ public final class ScaleBench {
             + " used over the samples; srv MB: its RSS after them; B/cache: consumer heap after GC per cache; ready"
             + " s: first cache to all ready, slowest JVM)%n", visibility.get(0).visibleMs().count());
       }
-      if (!storms.isEmpty()) {
-        out.printf("%-29s %7s %9s %10s %25s %7s %8s %10s %8s%n", "reconnect storm", "caches", "answering",
-            "caught up", "recovered p50/p99/max", "stale", "resyncs", "etcd peak", "etcd MB");
-      }
-      for (Storm s : storms) {
-        Samples r = s.recoveredMs();
-        out.printf(Locale.ROOT, "%-29s %,7d %6d ms %7.0f ms %25s %7d %8d %10.2f %8.0f%n", "etcd kill -9, "
-            + plan.outage().toSeconds() + " s, " + s.jitter(), s.caches(), s.restartMs(), s.caughtUpMs(),
-            r.isEmpty() ? "-" : String.format(Locale.ROOT, "%.0f / %.0f / %.0f ms", r.p50(), r.p99(), r.max()),
-            s.wentStale(), s.resyncs(), s.etcdPeakCores(), s.etcdPeakRss() / 1e6);
-      }
-      if (!storms.isEmpty()) {
-        out.println("  (all from when etcd's restart began: answering: until it answered /version; caught up: until"
-            + " a change made then was in every cache; recovered: until each stale cache recovered; stale: times a"
-            + " cache went stale; etcd peak: its busiest second in cores; etcd MB: its peak RSS after the restart)");
-      }
+      StormTable.print(out, storms, plan.outage());
       if (providers != null) {
         Providers p = providers;
         out.printf(Locale.ROOT, "%,d providers in %d JVMs at once: all visible in one cache %.0f ms after GO, the"
@@ -224,18 +202,7 @@ public final class ScaleBench {
           report.csvRow("scale", m + ": proxy CPU", "cores", "grpc-proxy", "", "", "", "", num(v.proxyCores()));
         }
       }
-      for (Storm s : storms) {
-        String m = "reconnect storm, " + s.caches() + " caches, " + s.jitter();
-        report.csvRow("scale", m + ": caught up after etcd's restart began", "ms", "muster", "", "", "", "",
-            num(s.caughtUpMs()));
-        if (!s.recoveredMs().isEmpty()) {
-          report.csvRow("scale", m + ": recovered after etcd's restart began", "ms", "muster",
-              Integer.toString(s.recoveredMs().count()), num(s.recoveredMs().p50()), num(s.recoveredMs().p99()),
-              num(s.recoveredMs().max()), "");
-        }
-        report.csvRow("scale", m + ": etcd peak CPU", "cores", "etcd", "", "", "", "", num(s.etcdPeakCores()));
-        report.csvRow("scale", m + ": etcd peak RSS", "bytes", "etcd", "", "", "", "", Long.toString(s.etcdPeakRss()));
-      }
+      StormTable.csv(report, storms);
       if (curatorProviders != null) {
         CuratorProviders c = curatorProviders;
         String m = c.providers() + " Curator sessions";
@@ -291,7 +258,7 @@ public final class ScaleBench {
     ScaleBench b = new ScaleBench(plan, dir, progress);
     try (EtcdCluster etcd = EtcdCluster.builder().members(1).build().start()) {
       progress.println("scale: started a private etcd member at " + etcd.endpointsString());
-      b.step("watchers, direct", () -> b.watchers(etcd, true));
+      b.step("watchers, direct", () -> b.watchers(etcd));
       b.step("watchers, jitter off", () -> b.stormWithoutJitter(etcd));
       b.step("watchers, grpc-proxy", () -> b.throughProxy(etcd));
       b.step("providers", () -> b.providers(etcd));
@@ -318,16 +285,16 @@ public final class ScaleBench {
     }
   }
 
-  private void watchers(EtcdCluster etcd, boolean jitter) {
-    try (WatcherFleet fleet = fleet(etcd.endpointsString(), "watchers", jitter)) {
+  private void watchers(EtcdCluster etcd) {
+    try (WatcherFleet fleet = fleet(etcd.endpointsString(), "watchers", true)) {
       visibility.add(visible(etcd, fleet, "etcd directly", null));
-      storm(etcd, fleet, "jitter on");
+      storms.add(StormRun.run(etcd, 0, fleet, "direct, jitter on", plan.outage(), progress));
     }
   }
 
   private void stormWithoutJitter(EtcdCluster etcd) {
     try (WatcherFleet fleet = fleet(etcd.endpointsString(), "watchers-nojitter", false)) {
-      storm(etcd, fleet, "jitter off");
+      storms.add(StormRun.run(etcd, 0, fleet, "direct, jitter off", plan.outage(), progress));
     }
   }
 
@@ -411,38 +378,6 @@ public final class ScaleBench {
     progress.printf(Locale.ROOT, "scale: visible in all %,d: p50 %.1f ms, p99 %.1f ms%n", fleet.caches(),
         visible.p50(), visible.p99());
     return v;
-  }
-
-  private void storm(EtcdCluster etcd, WatcherFleet fleet, String jitter) {
-    EtcdMember member = etcd.member(0);
-    progress.printf("scale: reconnect storm, %,d caches, %s: etcd kill -9 for %d s...%n", fleet.caches(), jitter,
-        plan.outage().toSeconds());
-    long resyncs0 = fleet.resyncs();
-    long killed = ScaleWatchers.epochMicros();
-    member.kill();
-    Wait.sleep(plan.outage());
-    long restartBegan = ScaleWatchers.epochMicros();
-    long r0 = System.nanoTime();
-    member.restart();
-    long restartMs = (System.nanoTime() - r0) / 1_000_000;
-    try (ProcStats.PeakCpu peak = new ProcStats.PeakCpu(member.pid().orElseThrow(), 100);
-        EtcdRegistry marker = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()))) {
-      String id = "storm-" + jitter.replace(' ', '-');
-      Registration r = marker.register(Instance.of(SERVICE, "127.0.0.1", 40_000).id(id),
-          RegistrarConfig.builder().drain(Duration.ZERO).shutdownHook(false).build(), RegistrationListener.NONE);
-      long caughtUp = fleet.awaitSeen(id, Duration.ofMinutes(2));
-      fleet.awaitNoneStale(caughtUp, Duration.ofMinutes(2));
-      Wait.sleep(Duration.ofSeconds(3)); // the storm's tail: resyncs still running show in etcd's peak
-      Samples recovered = new Samples();
-      fleet.recoveries(killed).forEach(t -> recovered.add((t - restartBegan) / 1000.0));
-      Storm s = new Storm(jitter, fleet.caches(), restartMs, (caughtUp - restartBegan) / 1000.0, recovered,
-          fleet.wentStale(killed), fleet.resyncs() - resyncs0, peak.peakCores(),
-          ProcStats.peakRssBytes(peak.pid()).orElse(-1));
-      storms.add(s);
-      progress.printf(Locale.ROOT, "scale: caught up %.0f ms after etcd's restart began; etcd peak %.2f cores%n",
-          s.caughtUpMs(), s.etcdPeakCores());
-      r.close();
-    }
   }
 
   private void providers(EtcdCluster etcd) {
