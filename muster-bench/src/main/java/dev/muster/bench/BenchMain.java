@@ -62,8 +62,8 @@ public final class BenchMain implements Callable<Integer> {
   List<Section> only;
 
   @Option(names = "--scale", description = "Also run the scale section: 10,000 caches in 4 consumer JVMs directly"
-      + " and through etcd's grpc-proxy, a reconnect storm with jitter on and off, 1,000 providers, and Curator's"
-      + " side on ZooKeeper (about 5 minutes more; not with --quick).")
+      + " and through etcd's grpc-proxy, reconnect storms (etcd SIGKILLed for 5 s) with jitter on and off, 1,000"
+      + " providers, and Curator's side on ZooKeeper (about 5 minutes more; not with --quick).")
   boolean scale;
 
   @Option(names = "--scale-watchers", paramLabel = "N",
@@ -73,6 +73,11 @@ public final class BenchMain implements Callable<Integer> {
   @Option(names = "--scale-providers", paramLabel = "N",
       description = "Providers in the scale section, split over 4 JVMs (default: 1000).")
   Integer scaleProviders;
+
+  @Option(names = "--scale-storms", paramLabel = "N",
+      description = "Reconnect storms per fleet in the scale section, each a row: directly with jitter on, with it"
+          + " off (default: 1; each storm adds about 15 s).")
+  Integer scaleStorms;
 
   @Option(names = "--seed", paramLabel = "N",
       description = "Seed of the kill schedule (the random gaps between kill -9s); default: a new one each run,"
@@ -121,7 +126,7 @@ public final class BenchMain implements Callable<Integer> {
     }
     ScaleBench.Plan scalePlan;
     try {
-      scalePlan = ScaleBench.Plan.full().withSizes(scaleWatchers, scaleProviders);
+      scalePlan = ScaleBench.Plan.full().withSizes(scaleWatchers, scaleProviders).withStorms(scaleStorms);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
     }

@@ -47,9 +47,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * etcd member,
  * <ol>
  *   <li>{@code watchers} caches of one service in {@link Plan#jvms} consumer JVMs ({@link ScaleWatchers}, one
- *       connection each): register() → visible in all of them, etcd's CPU and memory, heap per cache; then a
- *       reconnect storm ({@link StormRun}: etcd SIGKILL, {@link Plan#outage}, restart) with Muster's jitter;
- *   <li>the same storm with jitter off ({@link dev.muster.etcd.internal.NegativeControls#watchWithoutJitter});
+ *       connection each): register() → visible in all of them, etcd's CPU and memory, heap per cache; then
+ *       {@link Plan#storms} reconnect storms ({@link StormRun}: etcd SIGKILL, {@link Plan#outage}, restart) with
+ *       Muster's jitter;
+ *   <li>as many storms with jitter off ({@link dev.muster.etcd.internal.NegativeControls#watchWithoutJitter});
  *   <li>the same watchers through {@code etcd grpc-proxy start}, which coalesces identical watches;
  *   <li>{@code providers} registrations in {@link Plan#jvms} provider JVMs ({@link ScaleProviders}) at once: until
  *       all are visible in one cache, etcd's keepalive load (its own {@code /metrics}) and CPU, the registrars'
@@ -71,23 +72,32 @@ public final class ScaleBench {
    * @param samples registrations timed until visible in every cache (after {@link #WARMUP})
    * @param outage how long etcd stays down in a reconnect storm
    * @param window how long keepalive load is measured, before and after etcd's restart
+   * @param storms reconnect storms per fleet (with jitter on and off), each a row
    */
-  public record Plan(int watchers, int providers, int jvms, int samples, Duration outage, Duration window) {
+  public record Plan(int watchers, int providers, int jvms, int samples, Duration outage, Duration window,
+      int storms) {
     public Plan {
       if (watchers < jvms || providers < jvms) {
         throw new IllegalArgumentException(watchers + " watchers / " + providers + " providers over " + jvms
             + " JVMs: use at least one per JVM");
       }
+      if (storms < 1) {
+        throw new IllegalArgumentException(storms + " storms per fleet: use at least 1");
+      }
     }
 
-    /** 10,000 watchers and 1,000 providers in 4 JVMs each (issue 19 §5). */
+    /** 10,000 watchers and 1,000 providers in 4 JVMs each (issue 19 §5), one storm per fleet. */
     public static Plan full() {
-      return new Plan(10_000, 1_000, 4, 20, Duration.ofSeconds(5), Duration.ofSeconds(20));
+      return new Plan(10_000, 1_000, 4, 20, Duration.ofSeconds(5), Duration.ofSeconds(20), 1);
     }
 
     public Plan withSizes(Integer watchers, Integer providers) {
       return new Plan(watchers == null ? this.watchers : watchers, providers == null ? this.providers : providers,
-          jvms, samples, outage, window);
+          jvms, samples, outage, window, storms);
+    }
+
+    public Plan withStorms(Integer storms) {
+      return new Plan(watchers, providers, jvms, samples, outage, window, storms == null ? this.storms : storms);
     }
   }
 
@@ -259,7 +269,7 @@ public final class ScaleBench {
     try (EtcdCluster etcd = EtcdCluster.builder().members(1).build().start()) {
       progress.println("scale: started a private etcd member at " + etcd.endpointsString());
       b.step("watchers, direct", () -> b.watchers(etcd));
-      b.step("watchers, jitter off", () -> b.stormWithoutJitter(etcd));
+      b.step("watchers, jitter off", () -> b.stormsWithoutJitter(etcd));
       b.step("watchers, grpc-proxy", () -> b.throughProxy(etcd));
       b.step("providers", () -> b.providers(etcd));
     } catch (RuntimeException e) {
@@ -288,14 +298,23 @@ public final class ScaleBench {
   private void watchers(EtcdCluster etcd) {
     try (WatcherFleet fleet = fleet(etcd.endpointsString(), "watchers", true)) {
       visibility.add(visible(etcd, fleet, "etcd directly", null));
-      storms.add(StormRun.run(etcd, 0, fleet, "direct, jitter on", plan.outage(), progress));
+      for (int i = 1; i <= plan.storms(); i++) {
+        storms.add(StormRun.run(etcd, 0, fleet, "direct, jitter on" + numbered(i), plan.outage(), progress));
+      }
     }
   }
 
-  private void stormWithoutJitter(EtcdCluster etcd) {
+  private void stormsWithoutJitter(EtcdCluster etcd) {
     try (WatcherFleet fleet = fleet(etcd.endpointsString(), "watchers-nojitter", false)) {
-      storms.add(StormRun.run(etcd, 0, fleet, "direct, jitter off", plan.outage(), progress));
+      for (int i = 1; i <= plan.storms(); i++) {
+        storms.add(StormRun.run(etcd, 0, fleet, "direct, jitter off" + numbered(i), plan.outage(), progress));
+      }
     }
+  }
+
+  /** " 2/5" for the second storm of five; nothing when the plan has one storm per fleet. */
+  private String numbered(int storm) {
+    return plan.storms() > 1 ? " " + storm + "/" + plan.storms() : "";
   }
 
   private void throughProxy(EtcdCluster etcd) {
