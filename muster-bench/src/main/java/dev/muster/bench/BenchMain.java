@@ -62,8 +62,9 @@ public final class BenchMain implements Callable<Integer> {
   List<Section> only;
 
   @Option(names = "--scale", description = "Also run the scale section: 10,000 caches in 4 consumer JVMs directly"
-      + " and through etcd's grpc-proxy, reconnect storms (etcd SIGKILLed for 5 s) with jitter on and off, 1,000"
-      + " providers, and Curator's side on ZooKeeper (about 5 minutes more; not with --quick).")
+      + " and through etcd's grpc-proxy, reconnect storms (etcd SIGKILLed for 5 s) with jitter on and off and"
+      + " behind the proxy, 1,000 providers, and Curator's side on ZooKeeper (about 5 minutes more; not with"
+      + " --quick).")
   boolean scale;
 
   @Option(names = "--scale-watchers", paramLabel = "N",
@@ -76,7 +77,7 @@ public final class BenchMain implements Callable<Integer> {
 
   @Option(names = "--scale-storms", paramLabel = "N",
       description = "Reconnect storms per fleet in the scale section, each a row: directly with jitter on, with it"
-          + " off (default: 1; each storm adds about 15 s).")
+          + " off, and through the proxy (default: 1; each storm adds about 15 s).")
   Integer scaleStorms;
 
   @Option(names = "--seed", paramLabel = "N",

@@ -51,7 +51,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       {@link Plan#storms} reconnect storms ({@link StormRun}: etcd SIGKILL, {@link Plan#outage}, restart) with
  *       Muster's jitter;
  *   <li>as many storms with jitter off ({@link dev.muster.etcd.internal.NegativeControls#watchWithoutJitter});
- *   <li>the same watchers through {@code etcd grpc-proxy start}, which coalesces identical watches;
+ *   <li>the same watchers through {@code etcd grpc-proxy start}, which coalesces identical watches, and as many
+ *       storms of etcd behind the running proxy;
  *   <li>{@code providers} registrations in {@link Plan#jvms} provider JVMs ({@link ScaleProviders}) at once: until
  *       all are visible in one cache, etcd's keepalive load (its own {@code /metrics}) and CPU, the registrars'
  *       keepalive answer times; and the same after an etcd SIGKILL and restart (etcd refreshes every lease);
@@ -72,7 +73,7 @@ public final class ScaleBench {
    * @param samples registrations timed until visible in every cache (after {@link #WARMUP})
    * @param outage how long etcd stays down in a reconnect storm
    * @param window how long keepalive load is measured, before and after etcd's restart
-   * @param storms reconnect storms per fleet (with jitter on and off), each a row
+   * @param storms reconnect storms per fleet (direct with jitter on and off, through the proxy), each a row
    */
   public record Plan(int watchers, int providers, int jvms, int samples, Duration outage, Duration window,
       int storms) {
@@ -337,6 +338,12 @@ public final class ScaleBench {
       progress.println("scale: etcd grpc-proxy (pid " + proxy.pid() + ") on 127.0.0.1:" + port);
       try (WatcherFleet fleet = fleet("http://127.0.0.1:" + port, "watchers-proxy", true)) {
         visibility.add(visible(etcd, fleet, "through grpc-proxy", proxy));
+        for (int i = 1; i <= plan.storms(); i++) {
+          storms.add(StormRun.run(etcd, 0, fleet, "grpc-proxy, jitter on" + numbered(i), plan.outage(), progress));
+          if (!proxy.isAlive()) {
+            throw new BenchException("etcd grpc-proxy exited during the storm: " + proxy.stderrTail());
+          }
+        }
       }
     }
   }

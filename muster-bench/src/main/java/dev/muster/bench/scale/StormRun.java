@@ -23,6 +23,9 @@ import java.util.Map;
  * {@link #TAIL} so that work still under way shows in etcd's load. Meanwhile {@link WatchSampler} reads what etcd's
  * Watch service receives, and each consumer JVM's connection counters are taken before and after.
  *
+ * <p>The fleet may be connected to etcd directly, through a proxy in front of it, or to every member of a cluster;
+ * the change is always registered on the cluster's own endpoints.
+ *
  * <p>Runs on the calling thread, the bench's measuring thread; the sampler and the CPU peak run on daemon threads.
  */
 final class StormRun {

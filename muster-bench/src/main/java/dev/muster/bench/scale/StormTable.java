@@ -51,7 +51,7 @@ final class StormTable {
         + " recovery: from the last reading before etcd answered to the first after every cache caught up)");
     out.println("  (replacements: each consumer JVM's EtcdRegistry.connectionStats() after the storm minus before it:"
         + " client replacements by reason per JVM, and what became of the caches' failure reports, summed over the"
-        + " JVMs)");
+        + " JVMs. grpc-proxy rows: the caches are connected to etcd grpc-proxy and etcd behind it is killed)");
   }
 
   private static String watch(WatchLoad w) {
