@@ -56,9 +56,11 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code providers} registrations in {@link Plan#jvms} provider JVMs ({@link ScaleProviders}) at once: until
  *       all are visible in one cache, etcd's keepalive load (its own {@code /metrics}) and CPU, the registrars'
  *       keepalive answer times; and the same after an etcd SIGKILL and restart (etcd refreshes every lease);
- *   <li>Curator's side on a private ZooKeeper: as many {@code ServiceCache}s in as many JVMs (one session each),
- *       register → visible in all; and as many provider sessions registering at once, with ZooKeeper's load.
  * </ol>
+ * then, on a private 3-member cluster, a rolling restart under as many watchers connected to all three members:
+ * each member SIGKILLed and restarted in turn, a storm each ({@link Plan#storms} rounds); and Curator's side on a
+ * private ZooKeeper: as many {@code ServiceCache}s in as many JVMs (one session each), register → visible in all;
+ * and as many provider sessions registering at once, with ZooKeeper's load.
  *
  * <p>Every process is started here and stopped by pid. Figures are printed, never judged. Runs on the calling
  * thread.
@@ -73,7 +75,8 @@ public final class ScaleBench {
    * @param samples registrations timed until visible in every cache (after {@link #WARMUP})
    * @param outage how long etcd stays down in a reconnect storm
    * @param window how long keepalive load is measured, before and after etcd's restart
-   * @param storms reconnect storms per fleet (direct with jitter on and off, through the proxy), each a row
+   * @param storms reconnect storms per fleet (direct with jitter on and off, through the proxy), and rounds of
+   *     the rolling restart: each storm a row
    */
   public record Plan(int watchers, int providers, int jvms, int samples, Duration outage, Duration window,
       int storms) {
@@ -146,9 +149,9 @@ public final class ScaleBench {
       CuratorProviders curatorProviders, List<String> notes, List<String> failures) {
     public void print(PrintStream out) {
       out.println();
-      out.printf("8. Scale: one etcd member, %d consumer JVMs of %,d caches in all, %,d providers in %d JVMs (all on"
-          + " this machine's %d cores)%n", plan.jvms(), plan.watchers(), plan.providers(), plan.jvms(),
-          Runtime.getRuntime().availableProcessors());
+      out.printf("8. Scale: one etcd member (and a 3-member cluster for the rolling restart), %d consumer JVMs of"
+          + " %,d caches in all, %,d providers in %d JVMs (all on this machine's %d cores)%n", plan.jvms(),
+          plan.watchers(), plan.providers(), plan.jvms(), Runtime.getRuntime().availableProcessors());
       if (!visibility.isEmpty()) {
         out.printf("%-26s %7s %9s %9s %9s %8s %9s %8s %9s %9s %9s %8s%n", "register() -> visible in all",
             "caches", "p50 ms", "p99 ms", "max ms", "call ms", "srv cpu", "srv MB", "proxy cpu", "proxy MB",
@@ -276,6 +279,7 @@ public final class ScaleBench {
     } catch (RuntimeException e) {
       b.failures.add("scale: " + e.getMessage());
     }
+    b.step("rolling restart, 3 members", b::rollingRestart);
     try (ZooKeeperServer zk = ZooKeeperServer.start(dir)) {
       progress.println("scale: started a private ZooKeeper " + zk.version() + " at " + zk.connectString());
       b.step("Curator watchers", () -> b.curatorWatchers(zk));
@@ -309,6 +313,25 @@ public final class ScaleBench {
     try (WatcherFleet fleet = fleet(etcd.endpointsString(), "watchers-nojitter", false)) {
       for (int i = 1; i <= plan.storms(); i++) {
         storms.add(StormRun.run(etcd, 0, fleet, "direct, jitter off" + numbered(i), plan.outage(), progress));
+      }
+    }
+  }
+
+  /**
+   * A rolling restart on a private 3-member cluster: as many watchers as the other fleets, connected to all three
+   * members; each member SIGKILLed for the outage and restarted in turn, the next one only once every cache caught
+   * up ({@link StormRun}), a row each.
+   */
+  private void rollingRestart() {
+    try (EtcdCluster cluster = EtcdCluster.builder().members(3).build().start()) {
+      progress.println("scale: started a private 3-member etcd cluster at " + cluster.endpointsString());
+      try (WatcherFleet fleet = fleet(cluster.endpointsString(), "watchers-3members", true)) {
+        for (int round = 1; round <= plan.storms(); round++) {
+          for (EtcdMember m : cluster.members()) {
+            storms.add(StormRun.run(cluster, m.index(), fleet, "3 members: " + m.name() + numbered(round),
+                plan.outage(), progress));
+          }
+        }
       }
     }
   }

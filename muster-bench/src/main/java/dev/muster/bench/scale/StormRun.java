@@ -24,7 +24,8 @@ import java.util.Map;
  * Watch service receives, and each consumer JVM's connection counters are taken before and after.
  *
  * <p>The fleet may be connected to etcd directly, through a proxy in front of it, or to every member of a cluster;
- * the change is always registered on the cluster's own endpoints.
+ * the change is always registered on the cluster's own endpoints. In a cluster of more than one member the run
+ * first waits until the cluster is healthy, so it never takes the quorum away.
  *
  * <p>Runs on the calling thread, the bench's measuring thread; the sampler and the CPU peak run on daemon threads.
  */
@@ -37,11 +38,16 @@ final class StormRun {
   private StormRun() {}
 
   /**
-   * Kills member {@code index} of {@code etcd} for {@code outage} under {@code fleet} and measures the storm.
+   * Kills member {@code index} of {@code etcd} for {@code outage} under {@code fleet} and measures the storm. In a
+   * cluster of several members the label gets the member's role when it was killed ({@code (leader)}).
    */
   static Storm run(EtcdCluster etcd, int index, WatcherFleet fleet, String label, Duration outage,
       PrintStream progress) {
     EtcdMember member = etcd.member(index);
+    if (etcd.members().size() > 1) {
+      etcd.awaitHealthy(LIMIT);
+      label += etcd.leader().filter(l -> l.index() == index).isPresent() ? " (leader)" : " (follower)";
+    }
     progress.printf("scale: reconnect storm, %,d caches, %s: kill -9 of %s for %d s...%n", fleet.caches(), label,
         member.name(), outage.toSeconds());
     long resyncs0 = fleet.resyncs();

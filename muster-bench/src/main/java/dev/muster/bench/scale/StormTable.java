@@ -37,10 +37,11 @@ final class StormTable {
     out.println("  (answered: ms from when the member's restart began (its process started again) until it answered"
         + " /version, polled every 50 ms. caught up and recovered: ms from when it answered, the issue's measure"
         + " (target: every cache caught up <= 2.0 s after etcd answered), until a change made then was in every"
-        + " cache, and until each stale cache recovered; the"
+        + " cache, and until each stale cache recovered (negative: before the member answered, on another one); the"
         + " line under each row gives both from the restart's start, and the recoveries from the kill. caught up"
         + " includes writing the change: a fresh connection and its register(), timed in that line. stale: times a cache went stale; etcd peak and etcd"
-        + " MB: its busiest second in cores and its peak RSS from when it answered)");
+        + " MB: the busiest second in cores and the peak RSS of the busiest member, the restarted one from when it"
+        + " answered, the others from the kill)");
     out.println("  (watch at etcd: each member's /metrics, read every " + WatchSampler.PERIOD.toMillis() + " ms from"
         + " the kill to the end of a " + StormRun.TAIL.toSeconds() + " s tail after every cache caught up, summed over"
         + " the members. messages: grpc_server_msg_received_total{grpc_type=\"bidi_stream\","
@@ -51,7 +52,9 @@ final class StormTable {
         + " recovery: from the last reading before etcd answered to the first after every cache caught up)");
     out.println("  (replacements: each consumer JVM's EtcdRegistry.connectionStats() after the storm minus before it:"
         + " client replacements by reason per JVM, and what became of the caches' failure reports, summed over the"
-        + " JVMs. grpc-proxy rows: the caches are connected to etcd grpc-proxy and etcd behind it is killed)");
+        + " JVMs. grpc-proxy rows: the caches are connected to etcd grpc-proxy and etcd behind it is killed. 3 members"
+        + " rows: a fleet connected to all three members of a cluster; each member is killed in turn, the next only"
+        + " once every cache caught up and the cluster is healthy)");
   }
 
   private static String watch(WatchLoad w) {
