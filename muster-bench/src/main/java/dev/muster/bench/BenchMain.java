@@ -81,6 +81,10 @@ public final class BenchMain implements Callable<Integer> {
           + " adds about 15 s, each round about 45 s).")
   Integer scaleStorms;
 
+  /** For development: only these parts of the scale section (ScaleBench.Step); a real measurement runs them all. */
+  @Option(names = "--scale-steps", split = ",", paramLabel = "STEP", hidden = true)
+  List<ScaleBench.Step> scaleSteps;
+
   @Option(names = "--seed", paramLabel = "N",
       description = "Seed of the kill schedule (the random gaps between kill -9s); default: a new one each run,"
           + " printed, so the kills' phase in the keepalive cycle does not repeat between runs.")
@@ -128,7 +132,8 @@ public final class BenchMain implements Callable<Integer> {
     }
     ScaleBench.Plan scalePlan;
     try {
-      scalePlan = ScaleBench.Plan.full().withSizes(scaleWatchers, scaleProviders).withStorms(scaleStorms);
+      scalePlan = ScaleBench.Plan.full().withSizes(scaleWatchers, scaleProviders).withStorms(scaleStorms)
+          .withSteps(scaleSteps);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
     }

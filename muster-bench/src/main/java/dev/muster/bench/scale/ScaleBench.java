@@ -38,8 +38,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -77,9 +80,10 @@ public final class ScaleBench {
    * @param window how long keepalive load is measured, before and after etcd's restart
    * @param storms reconnect storms per fleet (direct with jitter on and off, through the proxy), and rounds of
    *     the rolling restart: each storm a row
+   * @param steps the parts to run (all of them but in development)
    */
   public record Plan(int watchers, int providers, int jvms, int samples, Duration outage, Duration window,
-      int storms) {
+      int storms, Set<Step> steps) {
     public Plan {
       if (watchers < jvms || providers < jvms) {
         throw new IllegalArgumentException(watchers + " watchers / " + providers + " providers over " + jvms
@@ -88,21 +92,49 @@ public final class ScaleBench {
       if (storms < 1) {
         throw new IllegalArgumentException(storms + " storms per fleet: use at least 1");
       }
+      steps = Set.copyOf(steps);
     }
 
-    /** 10,000 watchers and 1,000 providers in 4 JVMs each (issue 19 §5), one storm per fleet. */
+    /** 10,000 watchers and 1,000 providers in 4 JVMs each (issue 19 §5), one storm per fleet, every step. */
     public static Plan full() {
-      return new Plan(10_000, 1_000, 4, 20, Duration.ofSeconds(5), Duration.ofSeconds(20), 1);
+      return new Plan(10_000, 1_000, 4, 20, Duration.ofSeconds(5), Duration.ofSeconds(20), 1,
+          EnumSet.allOf(Step.class));
     }
 
     public Plan withSizes(Integer watchers, Integer providers) {
       return new Plan(watchers == null ? this.watchers : watchers, providers == null ? this.providers : providers,
-          jvms, samples, outage, window, storms);
+          jvms, samples, outage, window, storms, steps);
     }
 
     public Plan withStorms(Integer storms) {
-      return new Plan(watchers, providers, jvms, samples, outage, window, storms == null ? this.storms : storms);
+      return new Plan(watchers, providers, jvms, samples, outage, window, storms == null ? this.storms : storms,
+          steps);
     }
+
+    /** Only {@code steps}, or every step when null or empty. */
+    public Plan withSteps(Collection<Step> steps) {
+      return new Plan(watchers, providers, jvms, samples, outage, window, storms,
+          steps == null || steps.isEmpty() ? EnumSet.allOf(Step.class) : EnumSet.copyOf(steps));
+    }
+  }
+
+  /**
+   * The parts of a scale run, in the order they run. Every one runs in a real measurement; a developer picks some
+   * (BenchMain's hidden {@code --scale-steps}) to try a change without the rest.
+   */
+  public enum Step {
+    /** Watchers on etcd directly: visibility, then the storms with jitter on. */
+    direct,
+    /** The storms with jitter off, on a fleet of their own. */
+    jitter_off,
+    /** Watchers through etcd grpc-proxy: visibility, then storms of etcd behind it. */
+    proxy,
+    /** Providers registering at once, keepalive load, an etcd restart under them. */
+    providers,
+    /** A storm per member of a 3-member cluster, in turn. */
+    rolling,
+    /** Curator's watchers and sessions on ZooKeeper. */
+    curator
   }
 
   /** Registrations measured but not recorded first (connection and JIT warm-up in every JVM). */
@@ -270,28 +302,37 @@ public final class ScaleBench {
 
   public static Result run(Plan plan, Path dir, PrintStream progress) {
     ScaleBench b = new ScaleBench(plan, dir, progress);
-    try (EtcdCluster etcd = EtcdCluster.builder().members(1).build().start()) {
-      progress.println("scale: started a private etcd member at " + etcd.endpointsString());
-      b.step("watchers, direct", () -> b.watchers(etcd));
-      b.step("watchers, jitter off", () -> b.stormsWithoutJitter(etcd));
-      b.step("watchers, grpc-proxy", () -> b.throughProxy(etcd));
-      b.step("providers", () -> b.providers(etcd));
-    } catch (RuntimeException e) {
-      b.failures.add("scale: " + e.getMessage());
+    Set<Step> steps = plan.steps();
+    if (steps.stream().anyMatch(EnumSet.of(Step.direct, Step.jitter_off, Step.proxy, Step.providers)::contains)) {
+      try (EtcdCluster etcd = EtcdCluster.builder().members(1).build().start()) {
+        progress.println("scale: started a private etcd member at " + etcd.endpointsString());
+        b.step(Step.direct, "watchers, direct", () -> b.watchers(etcd));
+        b.step(Step.jitter_off, "watchers, jitter off", () -> b.stormsWithoutJitter(etcd));
+        b.step(Step.proxy, "watchers, grpc-proxy", () -> b.throughProxy(etcd));
+        b.step(Step.providers, "providers", () -> b.providers(etcd));
+      } catch (RuntimeException e) {
+        b.failures.add("scale: " + e.getMessage());
+      }
     }
-    b.step("rolling restart, 3 members", b::rollingRestart);
-    try (ZooKeeperServer zk = ZooKeeperServer.start(dir)) {
-      progress.println("scale: started a private ZooKeeper " + zk.version() + " at " + zk.connectString());
-      b.step("Curator watchers", () -> b.curatorWatchers(zk));
-      b.step("Curator sessions", () -> b.curatorSessions(zk));
-    } catch (RuntimeException e) {
-      b.failures.add("scale, Curator: " + e.getMessage());
+    b.step(Step.rolling, "rolling restart, 3 members", b::rollingRestart);
+    if (steps.contains(Step.curator)) {
+      try (ZooKeeperServer zk = ZooKeeperServer.start(dir)) {
+        progress.println("scale: started a private ZooKeeper " + zk.version() + " at " + zk.connectString());
+        b.step(Step.curator, "Curator watchers", () -> b.curatorWatchers(zk));
+        b.step(Step.curator, "Curator sessions", () -> b.curatorSessions(zk));
+      } catch (RuntimeException e) {
+        b.failures.add("scale, Curator: " + e.getMessage());
+      }
     }
     return new Result(plan, List.copyOf(b.visibility), List.copyOf(b.storms), b.providers, b.curatorProviders,
         List.copyOf(b.notes), List.copyOf(b.failures));
   }
 
-  private void step(String name, Runnable body) {
+  /** Runs {@code body} when the plan has {@code step}; a failure is noted and the next step runs. */
+  private void step(Step step, String name, Runnable body) {
+    if (!plan.steps().contains(step)) {
+      return;
+    }
     try {
       body.run();
     } catch (RuntimeException e) {
