@@ -44,7 +44,7 @@ import picocli.CommandLine;
             + " dnsperf (queries/s, latency, allocation per answer; needs dnsperf), and memory per cached instance,"
             + " cache, registration and balancer endpoint (JOL and heap after GC). Prints its tables and"
             + " writes DIR/results.csv and DIR/results.txt.",
-        "Quick: under 4 minutes; full: under 18; --scale adds about 5. Ratios within one run are the result;"
+        "Quick: under 4 minutes; full: under 18; --scale adds about 6. Ratios within one run are the result;"
             + " absolute figures move with the machine's load."})
 public final class BenchMain implements Callable<Integer> {
   /** The parts of a run. */
@@ -62,8 +62,9 @@ public final class BenchMain implements Callable<Integer> {
   List<Section> only;
 
   @Option(names = "--scale", description = "Also run the scale section: 10,000 caches in 4 consumer JVMs directly"
-      + " and through etcd's grpc-proxy, a reconnect storm with jitter on and off, 1,000 providers, and Curator's"
-      + " side on ZooKeeper (about 5 minutes more; not with --quick).")
+      + " and through etcd's grpc-proxy, reconnect storms (etcd SIGKILLed for 5 s) with jitter on and off and"
+      + " behind the proxy, a rolling restart of a 3-member cluster, 1,000 providers, and Curator's side on"
+      + " ZooKeeper (about 6 minutes more; not with --quick).")
   boolean scale;
 
   @Option(names = "--scale-watchers", paramLabel = "N",
@@ -73,6 +74,16 @@ public final class BenchMain implements Callable<Integer> {
   @Option(names = "--scale-providers", paramLabel = "N",
       description = "Providers in the scale section, split over 4 JVMs (default: 1000).")
   Integer scaleProviders;
+
+  @Option(names = "--scale-storms", paramLabel = "N",
+      description = "Reconnect storms per fleet in the scale section, each a row: directly with jitter on, with it"
+          + " off, and through the proxy, and N rounds of the 3-member rolling restart (default: 1; each storm"
+          + " adds about 15 s, each round about 45 s).")
+  Integer scaleStorms;
+
+  /** For development: only these parts of the scale section (ScaleBench.Step); a real measurement runs them all. */
+  @Option(names = "--scale-steps", split = ",", paramLabel = "STEP", hidden = true)
+  List<ScaleBench.Step> scaleSteps;
 
   @Option(names = "--seed", paramLabel = "N",
       description = "Seed of the kill schedule (the random gaps between kill -9s); default: a new one each run,"
@@ -121,7 +132,8 @@ public final class BenchMain implements Callable<Integer> {
     }
     ScaleBench.Plan scalePlan;
     try {
-      scalePlan = ScaleBench.Plan.full().withSizes(scaleWatchers, scaleProviders);
+      scalePlan = ScaleBench.Plan.full().withSizes(scaleWatchers, scaleProviders).withStorms(scaleStorms)
+          .withSteps(scaleSteps);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
     }

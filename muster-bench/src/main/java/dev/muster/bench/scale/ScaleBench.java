@@ -38,8 +38,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -47,17 +50,23 @@ import java.util.concurrent.atomic.AtomicLong;
  * etcd member,
  * <ol>
  *   <li>{@code watchers} caches of one service in {@link Plan#jvms} consumer JVMs ({@link ScaleWatchers}, one
- *       connection each): register() → visible in all of them, etcd's CPU and memory, heap per cache; then a
- *       reconnect storm (etcd SIGKILL, {@link Plan#outage}, restart) with Muster's jitter;
- *   <li>the same storm with jitter off ({@link dev.muster.etcd.internal.NegativeControls#watchWithoutJitter});
- *   <li>the same watchers through {@code etcd grpc-proxy start}, which coalesces identical watches;
+ *       connection each): register() → visible in all of them, etcd's CPU and memory, heap per cache; then
+ *       {@link Plan#storms} reconnect storms ({@link StormRun}: etcd SIGKILL, {@link Plan#outage}, restart) with
+ *       Muster's jitter;
+ *   <li>as many storms with jitter off ({@link dev.muster.etcd.internal.NegativeControls#watchWithoutJitter});
+ *   <li>the same watchers through {@code etcd grpc-proxy start}, which coalesces identical watches, and as many
+ *       storms of etcd behind the running proxy;
  *   <li>{@code providers} registrations in {@link Plan#jvms} provider JVMs ({@link ScaleProviders}) at once: until
  *       all are visible in one cache, etcd's keepalive load (its own {@code /metrics}) and CPU, the registrars'
  *       keepalive answer times; and the same after an etcd SIGKILL and restart (etcd refreshes every lease);
- *   <li>Curator's side on a private ZooKeeper: as many {@code ServiceCache}s in as many JVMs (one session each),
- *       register → visible in all; and as many provider sessions registering at once, with ZooKeeper's load.
  * </ol>
- * Every process is started here and stopped by pid. Figures are printed, never judged. Runs on the calling thread.
+ * then, on a private 3-member cluster, a rolling restart under as many watchers connected to all three members:
+ * each member SIGKILLed and restarted in turn, a storm each ({@link Plan#storms} rounds); and Curator's side on a
+ * private ZooKeeper: as many {@code ServiceCache}s in as many JVMs (one session each), register → visible in all;
+ * and as many provider sessions registering at once, with ZooKeeper's load.
+ *
+ * <p>Every process is started here and stopped by pid. Figures are printed, never judged. Runs on the calling
+ * thread.
  */
 public final class ScaleBench {
   /**
@@ -69,24 +78,63 @@ public final class ScaleBench {
    * @param samples registrations timed until visible in every cache (after {@link #WARMUP})
    * @param outage how long etcd stays down in a reconnect storm
    * @param window how long keepalive load is measured, before and after etcd's restart
+   * @param storms reconnect storms per fleet (direct with jitter on and off, through the proxy), and rounds of
+   *     the rolling restart: each storm a row
+   * @param steps the parts to run (all of them but in development)
    */
-  public record Plan(int watchers, int providers, int jvms, int samples, Duration outage, Duration window) {
+  public record Plan(int watchers, int providers, int jvms, int samples, Duration outage, Duration window,
+      int storms, Set<Step> steps) {
     public Plan {
       if (watchers < jvms || providers < jvms) {
         throw new IllegalArgumentException(watchers + " watchers / " + providers + " providers over " + jvms
             + " JVMs: use at least one per JVM");
       }
+      if (storms < 1) {
+        throw new IllegalArgumentException(storms + " storms per fleet: use at least 1");
+      }
+      steps = Set.copyOf(steps);
     }
 
-    /** 10,000 watchers and 1,000 providers in 4 JVMs each (issue 19 §5). */
+    /** 10,000 watchers and 1,000 providers in 4 JVMs each (issue 19 §5), one storm per fleet, every step. */
     public static Plan full() {
-      return new Plan(10_000, 1_000, 4, 20, Duration.ofSeconds(5), Duration.ofSeconds(20));
+      return new Plan(10_000, 1_000, 4, 20, Duration.ofSeconds(5), Duration.ofSeconds(20), 1,
+          EnumSet.allOf(Step.class));
     }
 
     public Plan withSizes(Integer watchers, Integer providers) {
       return new Plan(watchers == null ? this.watchers : watchers, providers == null ? this.providers : providers,
-          jvms, samples, outage, window);
+          jvms, samples, outage, window, storms, steps);
     }
+
+    public Plan withStorms(Integer storms) {
+      return new Plan(watchers, providers, jvms, samples, outage, window, storms == null ? this.storms : storms,
+          steps);
+    }
+
+    /** Only {@code steps}, or every step when null or empty. */
+    public Plan withSteps(Collection<Step> steps) {
+      return new Plan(watchers, providers, jvms, samples, outage, window, storms,
+          steps == null || steps.isEmpty() ? EnumSet.allOf(Step.class) : EnumSet.copyOf(steps));
+    }
+  }
+
+  /**
+   * The parts of a scale run, in the order they run. Every one runs in a real measurement; a developer picks some
+   * (BenchMain's hidden {@code --scale-steps}) to try a change without the rest.
+   */
+  public enum Step {
+    /** Watchers on etcd directly: visibility, then the storms with jitter on. */
+    direct,
+    /** The storms with jitter off, on a fleet of their own. */
+    jitter_off,
+    /** Watchers through etcd grpc-proxy: visibility, then storms of etcd behind it. */
+    proxy,
+    /** Providers registering at once, keepalive load, an etcd restart under them. */
+    providers,
+    /** A storm per member of a 3-member cluster, in turn. */
+    rolling,
+    /** Curator's watchers and sessions on ZooKeeper. */
+    curator
   }
 
   /** Registrations measured but not recorded first (connection and JIT warm-up in every JVM). */
@@ -107,15 +155,6 @@ public final class ScaleBench {
   public record Visibility(String through, int caches, int jvms, Samples visibleMs, Samples registerCallMs,
       double etcdCores, long etcdRss, double proxyCores, long proxyRss, double heapPerCache, long readyMs,
       long threads) {}
-
-  /**
-   * One reconnect storm, timed from when etcd's restart began (its process was started again): until a change
-   * made once it answered had reached every cache ({@code caughtUpMs}), and until each stale cache recovered
-   * ({@code recoveredMs}; empty when none went stale). {@code restartMs}: until etcd answered ({@code /version}).
-   * {@code wentStale} counts a cache once per time it went stale.
-   */
-  public record Storm(String jitter, int caches, long restartMs, double caughtUpMs, Samples recoveredMs,
-      long wentStale, long resyncs, double etcdPeakCores, long etcdPeakRss) {}
 
   /**
    * Providers registered at once, then etcd restarted.
@@ -142,9 +181,9 @@ public final class ScaleBench {
       CuratorProviders curatorProviders, List<String> notes, List<String> failures) {
     public void print(PrintStream out) {
       out.println();
-      out.printf("8. Scale: one etcd member, %d consumer JVMs of %,d caches in all, %,d providers in %d JVMs (all on"
-          + " this machine's %d cores)%n", plan.jvms(), plan.watchers(), plan.providers(), plan.jvms(),
-          Runtime.getRuntime().availableProcessors());
+      out.printf("8. Scale: one etcd member (and a 3-member cluster for the rolling restart), %d consumer JVMs of"
+          + " %,d caches in all, %,d providers in %d JVMs (all on this machine's %d cores)%n", plan.jvms(),
+          plan.watchers(), plan.providers(), plan.jvms(), Runtime.getRuntime().availableProcessors());
       if (!visibility.isEmpty()) {
         out.printf("%-26s %7s %9s %9s %9s %8s %9s %8s %9s %9s %9s %8s%n", "register() -> visible in all",
             "caches", "p50 ms", "p99 ms", "max ms", "call ms", "srv cpu", "srv MB", "proxy cpu", "proxy MB",
@@ -164,22 +203,7 @@ public final class ScaleBench {
             + " used over the samples; srv MB: its RSS after them; B/cache: consumer heap after GC per cache; ready"
             + " s: first cache to all ready, slowest JVM)%n", visibility.get(0).visibleMs().count());
       }
-      if (!storms.isEmpty()) {
-        out.printf("%-29s %7s %9s %10s %25s %7s %8s %10s %8s%n", "reconnect storm", "caches", "answering",
-            "caught up", "recovered p50/p99/max", "stale", "resyncs", "etcd peak", "etcd MB");
-      }
-      for (Storm s : storms) {
-        Samples r = s.recoveredMs();
-        out.printf(Locale.ROOT, "%-29s %,7d %6d ms %7.0f ms %25s %7d %8d %10.2f %8.0f%n", "etcd kill -9, "
-            + plan.outage().toSeconds() + " s, " + s.jitter(), s.caches(), s.restartMs(), s.caughtUpMs(),
-            r.isEmpty() ? "-" : String.format(Locale.ROOT, "%.0f / %.0f / %.0f ms", r.p50(), r.p99(), r.max()),
-            s.wentStale(), s.resyncs(), s.etcdPeakCores(), s.etcdPeakRss() / 1e6);
-      }
-      if (!storms.isEmpty()) {
-        out.println("  (all from when etcd's restart began: answering: until it answered /version; caught up: until"
-            + " a change made then was in every cache; recovered: until each stale cache recovered; stale: times a"
-            + " cache went stale; etcd peak: its busiest second in cores; etcd MB: its peak RSS after the restart)");
-      }
+      StormTable.print(out, storms, plan.outage());
       if (providers != null) {
         Providers p = providers;
         out.printf(Locale.ROOT, "%,d providers in %d JVMs at once: all visible in one cache %.0f ms after GO, the"
@@ -224,18 +248,7 @@ public final class ScaleBench {
           report.csvRow("scale", m + ": proxy CPU", "cores", "grpc-proxy", "", "", "", "", num(v.proxyCores()));
         }
       }
-      for (Storm s : storms) {
-        String m = "reconnect storm, " + s.caches() + " caches, " + s.jitter();
-        report.csvRow("scale", m + ": caught up after etcd's restart began", "ms", "muster", "", "", "", "",
-            num(s.caughtUpMs()));
-        if (!s.recoveredMs().isEmpty()) {
-          report.csvRow("scale", m + ": recovered after etcd's restart began", "ms", "muster",
-              Integer.toString(s.recoveredMs().count()), num(s.recoveredMs().p50()), num(s.recoveredMs().p99()),
-              num(s.recoveredMs().max()), "");
-        }
-        report.csvRow("scale", m + ": etcd peak CPU", "cores", "etcd", "", "", "", "", num(s.etcdPeakCores()));
-        report.csvRow("scale", m + ": etcd peak RSS", "bytes", "etcd", "", "", "", "", Long.toString(s.etcdPeakRss()));
-      }
+      StormTable.csv(report, storms);
       if (curatorProviders != null) {
         CuratorProviders c = curatorProviders;
         String m = c.providers() + " Curator sessions";
@@ -289,27 +302,37 @@ public final class ScaleBench {
 
   public static Result run(Plan plan, Path dir, PrintStream progress) {
     ScaleBench b = new ScaleBench(plan, dir, progress);
-    try (EtcdCluster etcd = EtcdCluster.builder().members(1).build().start()) {
-      progress.println("scale: started a private etcd member at " + etcd.endpointsString());
-      b.step("watchers, direct", () -> b.watchers(etcd, true));
-      b.step("watchers, jitter off", () -> b.stormWithoutJitter(etcd));
-      b.step("watchers, grpc-proxy", () -> b.throughProxy(etcd));
-      b.step("providers", () -> b.providers(etcd));
-    } catch (RuntimeException e) {
-      b.failures.add("scale: " + e.getMessage());
+    Set<Step> steps = plan.steps();
+    if (steps.stream().anyMatch(EnumSet.of(Step.direct, Step.jitter_off, Step.proxy, Step.providers)::contains)) {
+      try (EtcdCluster etcd = EtcdCluster.builder().members(1).build().start()) {
+        progress.println("scale: started a private etcd member at " + etcd.endpointsString());
+        b.step(Step.direct, "watchers, direct", () -> b.watchers(etcd));
+        b.step(Step.jitter_off, "watchers, jitter off", () -> b.stormsWithoutJitter(etcd));
+        b.step(Step.proxy, "watchers, grpc-proxy", () -> b.throughProxy(etcd));
+        b.step(Step.providers, "providers", () -> b.providers(etcd));
+      } catch (RuntimeException e) {
+        b.failures.add("scale: " + e.getMessage());
+      }
     }
-    try (ZooKeeperServer zk = ZooKeeperServer.start(dir)) {
-      progress.println("scale: started a private ZooKeeper " + zk.version() + " at " + zk.connectString());
-      b.step("Curator watchers", () -> b.curatorWatchers(zk));
-      b.step("Curator sessions", () -> b.curatorSessions(zk));
-    } catch (RuntimeException e) {
-      b.failures.add("scale, Curator: " + e.getMessage());
+    b.step(Step.rolling, "rolling restart, 3 members", b::rollingRestart);
+    if (steps.contains(Step.curator)) {
+      try (ZooKeeperServer zk = ZooKeeperServer.start(dir)) {
+        progress.println("scale: started a private ZooKeeper " + zk.version() + " at " + zk.connectString());
+        b.step(Step.curator, "Curator watchers", () -> b.curatorWatchers(zk));
+        b.step(Step.curator, "Curator sessions", () -> b.curatorSessions(zk));
+      } catch (RuntimeException e) {
+        b.failures.add("scale, Curator: " + e.getMessage());
+      }
     }
     return new Result(plan, List.copyOf(b.visibility), List.copyOf(b.storms), b.providers, b.curatorProviders,
         List.copyOf(b.notes), List.copyOf(b.failures));
   }
 
-  private void step(String name, Runnable body) {
+  /** Runs {@code body} when the plan has {@code step}; a failure is noted and the next step runs. */
+  private void step(Step step, String name, Runnable body) {
+    if (!plan.steps().contains(step)) {
+      return;
+    }
     try {
       body.run();
     } catch (RuntimeException e) {
@@ -318,17 +341,45 @@ public final class ScaleBench {
     }
   }
 
-  private void watchers(EtcdCluster etcd, boolean jitter) {
-    try (WatcherFleet fleet = fleet(etcd.endpointsString(), "watchers", jitter)) {
+  private void watchers(EtcdCluster etcd) {
+    try (WatcherFleet fleet = fleet(etcd.endpointsString(), "watchers", true)) {
       visibility.add(visible(etcd, fleet, "etcd directly", null));
-      storm(etcd, fleet, "jitter on");
+      for (int i = 1; i <= plan.storms(); i++) {
+        storms.add(StormRun.run(etcd, 0, fleet, "direct, jitter on" + numbered(i), plan.outage(), progress));
+      }
     }
   }
 
-  private void stormWithoutJitter(EtcdCluster etcd) {
+  private void stormsWithoutJitter(EtcdCluster etcd) {
     try (WatcherFleet fleet = fleet(etcd.endpointsString(), "watchers-nojitter", false)) {
-      storm(etcd, fleet, "jitter off");
+      for (int i = 1; i <= plan.storms(); i++) {
+        storms.add(StormRun.run(etcd, 0, fleet, "direct, jitter off" + numbered(i), plan.outage(), progress));
+      }
     }
+  }
+
+  /**
+   * A rolling restart on a private 3-member cluster: as many watchers as the other fleets, connected to all three
+   * members; each member SIGKILLed for the outage and restarted in turn, the next one only once every cache caught
+   * up ({@link StormRun}), a row each.
+   */
+  private void rollingRestart() {
+    try (EtcdCluster cluster = EtcdCluster.builder().members(3).build().start()) {
+      progress.println("scale: started a private 3-member etcd cluster at " + cluster.endpointsString());
+      try (WatcherFleet fleet = fleet(cluster.endpointsString(), "watchers-3members", true)) {
+        for (int round = 1; round <= plan.storms(); round++) {
+          for (EtcdMember m : cluster.members()) {
+            storms.add(StormRun.run(cluster, m.index(), fleet, "3 members: " + m.name() + numbered(round),
+                plan.outage(), progress));
+          }
+        }
+      }
+    }
+  }
+
+  /** " 2/5" for the second storm of five; nothing when the plan has one storm per fleet. */
+  private String numbered(int storm) {
+    return plan.storms() > 1 ? " " + storm + "/" + plan.storms() : "";
   }
 
   private void throughProxy(EtcdCluster etcd) {
@@ -351,6 +402,12 @@ public final class ScaleBench {
       progress.println("scale: etcd grpc-proxy (pid " + proxy.pid() + ") on 127.0.0.1:" + port);
       try (WatcherFleet fleet = fleet("http://127.0.0.1:" + port, "watchers-proxy", true)) {
         visibility.add(visible(etcd, fleet, "through grpc-proxy", proxy));
+        for (int i = 1; i <= plan.storms(); i++) {
+          storms.add(StormRun.run(etcd, 0, fleet, "grpc-proxy, jitter on" + numbered(i), plan.outage(), progress));
+          if (!proxy.isAlive()) {
+            throw new BenchException("etcd grpc-proxy exited during the storm: " + proxy.stderrTail());
+          }
+        }
       }
     }
   }
@@ -411,38 +468,6 @@ public final class ScaleBench {
     progress.printf(Locale.ROOT, "scale: visible in all %,d: p50 %.1f ms, p99 %.1f ms%n", fleet.caches(),
         visible.p50(), visible.p99());
     return v;
-  }
-
-  private void storm(EtcdCluster etcd, WatcherFleet fleet, String jitter) {
-    EtcdMember member = etcd.member(0);
-    progress.printf("scale: reconnect storm, %,d caches, %s: etcd kill -9 for %d s...%n", fleet.caches(), jitter,
-        plan.outage().toSeconds());
-    long resyncs0 = fleet.resyncs();
-    long killed = ScaleWatchers.epochMicros();
-    member.kill();
-    Wait.sleep(plan.outage());
-    long restartBegan = ScaleWatchers.epochMicros();
-    long r0 = System.nanoTime();
-    member.restart();
-    long restartMs = (System.nanoTime() - r0) / 1_000_000;
-    try (ProcStats.PeakCpu peak = new ProcStats.PeakCpu(member.pid().orElseThrow(), 100);
-        EtcdRegistry marker = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()))) {
-      String id = "storm-" + jitter.replace(' ', '-');
-      Registration r = marker.register(Instance.of(SERVICE, "127.0.0.1", 40_000).id(id),
-          RegistrarConfig.builder().drain(Duration.ZERO).shutdownHook(false).build(), RegistrationListener.NONE);
-      long caughtUp = fleet.awaitSeen(id, Duration.ofMinutes(2));
-      fleet.awaitNoneStale(caughtUp, Duration.ofMinutes(2));
-      Wait.sleep(Duration.ofSeconds(3)); // the storm's tail: resyncs still running show in etcd's peak
-      Samples recovered = new Samples();
-      fleet.recoveries(killed).forEach(t -> recovered.add((t - restartBegan) / 1000.0));
-      Storm s = new Storm(jitter, fleet.caches(), restartMs, (caughtUp - restartBegan) / 1000.0, recovered,
-          fleet.wentStale(killed), fleet.resyncs() - resyncs0, peak.peakCores(),
-          ProcStats.peakRssBytes(peak.pid()).orElse(-1));
-      storms.add(s);
-      progress.printf(Locale.ROOT, "scale: caught up %.0f ms after etcd's restart began; etcd peak %.2f cores%n",
-          s.caughtUpMs(), s.etcdPeakCores());
-      r.close();
-    }
   }
 
   private void providers(EtcdCluster etcd) {

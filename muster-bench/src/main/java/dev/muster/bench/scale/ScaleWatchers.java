@@ -31,7 +31,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *       microseconds, the same host clock as the bench's) at which the first and the last cache had it;
  *   <li>{@code recovered_all}: after some caches went stale, the last of them recovered, with when each of them
  *       did (epoch µs);
- *   <li>{@code stats}, once a second: caches stale now, recoveries so far, resyncs summed over the caches.
+ *   <li>{@code stats}, once a second: caches stale now, recoveries so far, resyncs summed over the caches, client
+ *       replacements so far ({@code reconnects}) and the connection's counters ({@code connection}: the keys of
+ *       {@link EtcdRegistry#connectionStats()}, replacements by reason and what became of the failure reports).
  * </ul>
  *
  * <p>Usage: {@code ScaleWatchers ENDPOINTS SERVICE CACHES jitter|no-jitter}. {@code no-jitter} builds the caches
@@ -90,8 +92,11 @@ public final class ScaleWatchers {
       for (EndpointCache c : built) {
         resyncs += c.resyncCount();
       }
-      w.out.line(JsonLog.entry("stats", Instant.now()).put("stale", w.staleNow.get()).put("recoveries",
-          w.recoveries.get()).put("resyncs", resyncs).put("reconnects", registry.reconnects()));
+      ObjectNode stats = JsonLog.entry("stats", Instant.now()).put("stale", w.staleNow.get())
+          .put("recoveries", w.recoveries.get()).put("resyncs", resyncs).put("reconnects", registry.reconnects());
+      ObjectNode connection = stats.putObject("connection");
+      registry.connectionStats().forEach(connection::put);
+      w.out.line(stats);
     }
   }
 

@@ -9,7 +9,9 @@ import dev.muster.testing.JsonLog;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 
 /**
@@ -139,6 +141,35 @@ final class WatcherFleet implements AutoCloseable {
       List<JsonNode> stats = j.json().events("stats");
       return stats.isEmpty() ? 0 : stats.get(stats.size() - 1).path("resyncs").asLong();
     }).sum();
+  }
+
+  /**
+   * Each JVM's connection counters ({@code EtcdRegistry.connectionStats()}, {@code connection} in its stats lines)
+   * as of its newest stats line; an empty map for a JVM that has written none (or a Curator JVM).
+   */
+  List<Map<String, Long>> connectionStats() {
+    List<Map<String, Long>> all = new ArrayList<>();
+    for (ChildProcess j : jvms) {
+      List<JsonNode> stats = j.json().events("stats");
+      Map<String, Long> counters = new LinkedHashMap<>();
+      if (!stats.isEmpty()) {
+        stats.get(stats.size() - 1).path("connection").fields()
+            .forEachRemaining(e -> counters.put(e.getKey(), e.getValue().asLong()));
+      }
+      all.add(counters);
+    }
+    return all;
+  }
+
+  /** Waits until every JVM has written a stats line after {@code afterMicros} (they write one a second). */
+  void awaitStatsAfter(long afterMicros, Duration limit) {
+    Wait.until("a stats line from each of " + jvms.size() + " JVMs", limit, POLL, () -> {
+      checkAlive();
+      return jvms.stream().allMatch(j -> {
+        List<JsonNode> stats = j.json().events("stats");
+        return !stats.isEmpty() && micros(stats.get(stats.size() - 1)) > afterMicros;
+      });
+    });
   }
 
   private static long micros(JsonNode line) {

@@ -8,19 +8,42 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /**
- * One counter from etcd's Prometheus endpoint ({@code GET /metrics} on its client URL): how many messages of one
- * gRPC method etcd has received, summed over its label sets ({@code grpc_server_msg_received_total}).
+ * Counters from etcd's Prometheus endpoint ({@code GET /metrics} on its client URL): how many messages of one
+ * gRPC method etcd has received, summed over its label sets ({@code grpc_server_msg_received_total}), and its Watch
+ * service's messages and streams ({@link #watch}).
  */
 public final class EtcdMetrics {
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private static final String WATCH_SERVICE = "etcdserverpb.Watch";
 
   private EtcdMetrics() {}
 
+  /**
+   * etcd's Watch service at one moment: {@code messages} received on Watch streams (creates, cancels and progress
+   * requests: {@code grpc_server_msg_received_total}) and {@code streams} opened ({@code grpc_server_started_total}),
+   * both with {@code grpc_service="etcdserverpb.Watch",grpc_method="Watch"}. gRPC's health service has a method named
+   * Watch too; it is not counted.
+   */
+  public record WatchCounts(long messages, long streams) {}
+
   /** Messages etcd at {@code clientUrl} has received for {@code grpcMethod} (e.g. {@code LeaseKeepAlive}). */
   public static long received(URI clientUrl, String grpcMethod) {
-    String body;
+    return received(body(clientUrl, Duration.ofSeconds(10)), grpcMethod);
+  }
+
+  /** etcd's Watch counters at {@code clientUrl}; {@link BenchException} when it does not answer in {@code timeout}. */
+  public static WatchCounts watch(URI clientUrl, Duration timeout) {
+    return watch(body(clientUrl, timeout));
+  }
+
+  static WatchCounts watch(String body) {
+    return new WatchCounts(counter(body, "grpc_server_msg_received_total", WATCH_SERVICE, "Watch"),
+        counter(body, "grpc_server_started_total", WATCH_SERVICE, "Watch"));
+  }
+
+  private static String body(URI clientUrl, Duration timeout) {
     try {
-      body = HTTP.send(HttpRequest.newBuilder(clientUrl.resolve("/metrics")).timeout(Duration.ofSeconds(10)).build(),
+      return HTTP.send(HttpRequest.newBuilder(clientUrl.resolve("/metrics")).timeout(timeout).build(),
           HttpResponse.BodyHandlers.ofString()).body();
     } catch (IOException e) {
       throw new BenchException("cannot read " + clientUrl.resolve("/metrics") + ": " + e.getMessage());
@@ -28,7 +51,24 @@ public final class EtcdMetrics {
       Thread.currentThread().interrupt();
       throw new BenchException("interrupted reading etcd's metrics");
     }
-    return received(body, grpcMethod);
+  }
+
+  /** The sum of {@code name{...}} over the label sets with this gRPC service and method. */
+  static long counter(String body, String name, String grpcService, String grpcMethod) {
+    String service = "grpc_service=\"" + grpcService + "\"";
+    String method = "grpc_method=\"" + grpcMethod + "\"";
+    long sum = 0;
+    boolean found = false;
+    for (String line : body.split("\n")) {
+      if (line.startsWith(name + "{") && line.contains(service) && line.contains(method)) {
+        sum += (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1).trim());
+        found = true;
+      }
+    }
+    if (!found) {
+      throw new BenchException("etcd's /metrics has no " + name + " for " + grpcService + "/" + grpcMethod);
+    }
+    return sum;
   }
 
   /** The sum of {@code grpc_server_msg_received_total{...grpc_method="M"...}} in a Prometheus text body. */

@@ -26,6 +26,29 @@ class EtcdMetricsTest {
   }
 
   @Test
+  void watchCountsOnlyTheWatchServiceNotGrpcHealthsMethodOfTheSameName() {
+    String body = String.join("\n",
+        "grpc_server_msg_received_total{grpc_method=\"Watch\",grpc_service=\"etcdserverpb.Watch\","
+            + "grpc_type=\"bidi_stream\"} 10250",
+        "grpc_server_msg_received_total{grpc_method=\"Watch\",grpc_service=\"grpc.health.v1.Health\","
+            + "grpc_type=\"server_stream\"} 7",
+        "grpc_server_started_total{grpc_method=\"Watch\",grpc_service=\"etcdserverpb.Watch\","
+            + "grpc_type=\"bidi_stream\"} 10001",
+        "grpc_server_started_total{grpc_method=\"Watch\",grpc_service=\"grpc.health.v1.Health\","
+            + "grpc_type=\"server_stream\"} 3",
+        "grpc_server_handled_total{grpc_code=\"Canceled\",grpc_method=\"Watch\",grpc_service=\"etcdserverpb.Watch\","
+            + "grpc_type=\"bidi_stream\"} 99",
+        "");
+    assertThat(EtcdMetrics.watch(body)).isEqualTo(new EtcdMetrics.WatchCounts(10_250, 10_001));
+  }
+
+  @Test
+  void watchCountersMissingFromTheBodyAreAnError() {
+    assertThatThrownBy(() -> EtcdMetrics.watch(BODY)).isInstanceOf(BenchException.class)
+        .hasMessageContaining("etcdserverpb.Watch");
+  }
+
+  @Test
   void aMethodEtcdNeverCountedIsAnErrorNotZero() {
     assertThatThrownBy(() -> EtcdMetrics.received(BODY, "Watch")).isInstanceOf(BenchException.class)
         .hasMessageContaining("Watch");
