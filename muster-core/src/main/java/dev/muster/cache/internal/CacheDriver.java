@@ -117,8 +117,15 @@ public final class CacheDriver {
   public enum StreamError {
     /** The start revision was compacted: resync at once. */
     COMPACTED,
-    /** The connection broke or etcd had no leader: resume from {@code last} after the backoff. */
+    /** The connection broke: resume from {@code last} after the backoff; reported to the connection. */
     UNAVAILABLE,
+    /**
+     * etcd answered that the member has no leader (a watch with {@code requireLeader} during an election): resume
+     * from {@code last} after the backoff, as for {@link #UNAVAILABLE}, but the connection is not in doubt and is
+     * not reported. In a rolling restart every member's streams are cancelled this way while the cluster elects,
+     * and reporting them replaced clients whose other watches were fine.
+     */
+    NO_LEADER,
     /**
      * etcd cancelled this watch for another reason (e.g. permission denied): after the backoff, resync (full range,
      * replace). Says nothing against the connection, so it is never replaced for this.

@@ -276,6 +276,19 @@ class CacheDriverTest {
       assertThat(h.driver.state()).isEqualTo(State.WATCHING);
     }
 
+    /** etcd answered "no leader" (requireLeader, an election): resumed like an outage, never reported. */
+    @Test
+    void noLeaderResumesAtTheCheckpointWithoutReportingTheConnection() {
+      startWatchingAt10();
+      h.driver.onError(h.stream(), CacheDriver.StreamError.NO_LEADER, 0, "etcdserver: no leader");
+      assertThat(h.driver.state()).isEqualTo(State.BROKEN);
+      h.timer.advance(h.twin.ceiling(0));
+
+      assertThat(h.io.resets()).isZero();
+      assertThat(h.io.lastFrom()).as("resumed at the checkpoint, no range").isEqualTo(10);
+      assertThat(h.journal.stream().filter("range"::equals)).hasSize(1);
+    }
+
     @Test
     void aRefusalAfterAnOutageIsNotReportedAgainstTheConnection() {
       startWatchingAt10();

@@ -183,6 +183,12 @@ public final class EtcdConnection implements AutoCloseable {
       if (!accepts) {
         return countLocked(Verdict.DOWN);
       }
+      if (down) {
+        // The probe saw etcd accept again and has not yet told this lock (it does so after releasing its own):
+        // this is that transition, whoever gets here first, not a suspect client.
+        leaveDownLocked();
+        return countLocked(current != g ? Verdict.REPLACED : Verdict.OUTVOTED);
+      }
       if (g.succeededAfter(attemptStartedNanos)) {
         return countLocked(Verdict.OUTVOTED);
       }
@@ -214,13 +220,27 @@ public final class EtcdConnection implements AutoCloseable {
    * (docs/storms-watch-create-in-gap.txt).
    */
   public boolean reachable() {
-    boolean ok;
+    Probe p = probe();
+    if (p.fresh()) {
+      probed(p.accepts()); // the prober alone decides the transition, outside the probe's lock
+    }
+    return p.accepts();
+  }
+
+  /** A probe's answer, and whether this call made it (rather than reading the shared one). */
+  record Probe(boolean accepts, boolean fresh) {}
+
+  /**
+   * The shared probe without the transition it may cause: {@link #reachable()} acts on a fresh answer after this
+   * returns, and {@link #failed} acts on one it reads first. Package-private for the test of that window.
+   */
+  Probe probe() {
     synchronized (probeLock) {
       long now = System.nanoTime();
       if (probedAtNanos != 0 && now - probedAtNanos < PROBE_SHARED_FOR.toNanos()) {
-        return lastProbe;
+        return new Probe(lastProbe, false);
       }
-      ok = false;
+      boolean ok = false;
       for (URI endpoint : config.endpoints()) {
         try (Socket s = new Socket()) {
           s.connect(new InetSocketAddress(endpoint.getHost(), endpoint.getPort()),
@@ -234,9 +254,8 @@ public final class EtcdConnection implements AutoCloseable {
       lastProbe = ok;
       probedAtNanos = System.nanoTime();
       probes++;
+      return new Probe(ok, true);
     }
-    probed(ok); // the prober alone decides the transition, outside the probe's lock
-    return ok;
   }
 
   private synchronized void probed(boolean accepts) {
@@ -251,9 +270,13 @@ public final class EtcdConnection implements AutoCloseable {
       }
       return;
     }
-    if (!down) {
-      return;
+    if (down) {
+      leaveDownLocked();
     }
+  }
+
+  /** DOWN ends: the client is replaced once, unless someone succeeded on it since DOWN began. */
+  private void leaveDownLocked() {
     down = false;
     Generation g = current;
     if (g.succeededAfter(downSinceNanos)) {

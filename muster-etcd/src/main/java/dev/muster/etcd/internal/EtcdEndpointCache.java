@@ -418,14 +418,15 @@ public final class EtcdEndpointCache implements EndpointCache {
       try {
         return EtcdOps.await("range " + prefix, page, config.requestTimeout());
       } catch (EtcdOps.EtcdCallException e) {
-        if (e.kind() != EtcdErrors.Kind.UNAVAILABLE) {
-          connection.succeeded(used); // etcd answered: a refusal proves the connection
+        if (e.kind() != EtcdErrors.Kind.UNAVAILABLE || EtcdErrors.isNoLeader(e)) {
+          connection.succeeded(used); // etcd answered: a refusal or "no leader" proves the connection
         }
         if (e.kind() == EtcdErrors.Kind.DENIED || e.kind() == EtcdErrors.Kind.UNAUTHENTICATED) {
           throw new CacheIoException(EtcdErrors.accessDenied(connection.config(), e.kind(), "watch " + prefix,
               "read on " + prefix, e.getCause()));
         }
-        throw new CacheIoException(e.getMessage(), e, e.kind() == EtcdErrors.Kind.UNAVAILABLE);
+        throw new CacheIoException(e.getMessage(), e,
+            e.kind() == EtcdErrors.Kind.UNAVAILABLE && !EtcdErrors.isNoLeader(e));
       }
     }
 
@@ -577,8 +578,8 @@ public final class EtcdEndpointCache implements EndpointCache {
       driver.onError(stream, StreamError.COMPACTED, ce.getCompactedRevision(), EtcdErrors.describe(cause));
       return;
     }
-    StreamError kind = EtcdErrors.classifyWatch(cause) == EtcdErrors.Kind.UNAVAILABLE ? StreamError.UNAVAILABLE
-        : StreamError.OTHER;
+    StreamError kind = EtcdErrors.classifyWatch(cause) != EtcdErrors.Kind.UNAVAILABLE ? StreamError.OTHER
+        : EtcdErrors.isNoLeader(cause) ? StreamError.NO_LEADER : StreamError.UNAVAILABLE;
     driver.onError(stream, kind, 0, EtcdErrors.describe(cause));
   }
 

@@ -37,6 +37,21 @@ final class EtcdErrors {
 
   private EtcdErrors() {}
 
+  /**
+   * Whether {@code t} (or a cause) is etcd answering that the member has no leader ({@code etcdserver: no leader}:
+   * a watch with {@code requireLeader}, or any call during an election). etcd answered: the connection works, and
+   * a new one would meet the same election.
+   */
+  static boolean isNoLeader(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      String m = c.getMessage();
+      if (m != null && m.contains("no leader")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Whether {@code t} (or a cause) is etcd's "required revision has been compacted" answer to a range. */
   static boolean isCompacted(Throwable t) {
     for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {

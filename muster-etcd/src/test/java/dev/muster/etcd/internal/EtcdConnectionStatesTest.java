@@ -84,6 +84,25 @@ class EtcdConnectionStatesTest {
     assertThat(connection.resets()).isEqualTo(1);
   }
 
+  /**
+   * The probe that sees etcd accept again decides the transition after releasing its own lock; a failure report
+   * that reads its answer first makes the same transition, labelled as such, not a suspect replacement.
+   */
+  @Test
+  void aFailureReadingTheProbesAcceptBeforeTheProbeActsOnItLeavesDownAsAcceptsAgain() throws Exception {
+    now.addAndGet(10 * SECOND);
+    Client k = connection.client();
+    port.close();
+    awaitNewProbe();
+    assertThat(connection.failed(k, now.get(), "refused")).isEqualTo(Verdict.DOWN);
+    port = listen(portNumber);
+    awaitNewProbe();
+    assertThat(connection.probe().accepts()).isTrue(); // a prober saw the accept and has not acted on it yet
+    assertThat(connection.failed(k, now.get(), "the old channel in its backoff")).isEqualTo(Verdict.REPLACED);
+
+    assertThat(connection.stats()).containsEntry("replaced.accepts_again", 1L).containsEntry("replaced.suspect", 0L);
+  }
+
   @Test
   void aClientThatSucceededWhileEtcdSeemedDownIsKeptWhenItAcceptsAgain() throws Exception {
     Client k = connection.client();
