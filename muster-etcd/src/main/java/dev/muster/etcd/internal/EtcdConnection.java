@@ -44,6 +44,10 @@ import org.slf4j.LoggerFactory;
  *       watches already resumed, and a client is replaced at most once per twice its connect timeout.
  * </ul>
  *
+ * <p>A client is replaced as a whole, with the {@link KeepAliveStream} that carries the registrations' keepalives on
+ * its channel: the old stream is closed with the old client (its waiters fail as unavailable), and the next keepalive
+ * opens one on the new client.
+ *
  * <p>Thread-safe. {@link #client()} and {@link #succeeded} are lock-free (a success is one volatile write, skipped
  * when the last recorded one is under {@link #SUCCESS_RESOLUTION} old, so thousands of caches' events do not
  * contend on it). {@link #failed} probes first, with no lock held, then takes the connection's lock only to decide;
@@ -82,15 +86,17 @@ public final class EtcdConnection implements AutoCloseable {
     YOUNG
   }
 
-  /** One client and what its users reported about it. */
+  /** One client, the keepalive stream on its channel, and what its users reported about it. */
   private static final class Generation {
     final Client client;
+    final KeepAliveStream keepAlives;
     final long builtNanos;
     /** The time of the last success recorded on it; {@code builtNanos} until the first. */
     volatile long lastSuccessNanos;
 
-    Generation(Client client, long builtNanos) {
+    Generation(Client client, KeepAliveStream keepAlives, long builtNanos) {
       this.client = client;
+      this.keepAlives = keepAlives;
       this.builtNanos = builtNanos;
       this.lastSuccessNanos = builtNanos;
     }
@@ -104,6 +110,7 @@ public final class EtcdConnection implements AutoCloseable {
   private final SslContext ssl; // null without TLS
   private final LongSupplier nanoTime;
   private final long youngNanos;
+  private final KeepAliveCounters keepAliveCounters = new KeepAliveCounters();
   private volatile Generation current;
   private volatile boolean closed;
   // guarded by this:
@@ -126,7 +133,7 @@ public final class EtcdConnection implements AutoCloseable {
     this.ssl = sslContext(config);
     this.nanoTime = nanoTime;
     this.youngNanos = config.requestTimeout().multipliedBy(2).toNanos();
-    this.current = new Generation(build(), nanoTime.getAsLong());
+    this.current = newGeneration();
   }
 
   public EtcdConfig config() {
@@ -139,6 +146,18 @@ public final class EtcdConnection implements AutoCloseable {
       throw new IllegalStateException("the etcd connection to " + config.endpoints() + " is closed");
     }
     return current.client;
+  }
+
+  /**
+   * The keepalive stream of the current client: every registration's keepalives on one stream, opened on first use
+   * and closed with its client (see {@link KeepAliveStream}). Report what happens on it as on {@link
+   * KeepAliveStream#client()}.
+   */
+  KeepAliveStream keepAliveStream() {
+    if (closed) {
+      throw new IllegalStateException("the etcd connection to " + config.endpoints() + " is closed");
+    }
+    return current.keepAlives;
   }
 
   /** Whether {@code c} is still the current client (not replaced); never throws, closed or not. */
@@ -264,9 +283,9 @@ public final class EtcdConnection implements AutoCloseable {
   }
 
   private void replaceLocked(Generation old, Reason reason, String what) {
-    Client fresh;
+    Generation fresh;
     try {
-      fresh = build();
+      fresh = newGeneration();
     } catch (RuntimeException e) {
       // e.g. during JVM shutdown a new client cannot register its threads; keep using the old one
       log.debug("could not replace the etcd client for {}: {}", config.endpoints(), e.toString());
@@ -275,8 +294,8 @@ public final class EtcdConnection implements AutoCloseable {
     replacements.merge(reason, 1L, Long::sum);
     log.info("replacing the etcd client for {} ({}: {}; replacement {})", config.endpoints(), reason, what,
         resetsLocked());
-    current = new Generation(fresh, nanoTime.getAsLong());
-    closeInBackground(old.client);
+    current = fresh;
+    closeInBackground(old);
   }
 
   /** How many TCP probes {@link #reachable()} actually made (for tests). */
@@ -295,7 +314,10 @@ public final class EtcdConnection implements AutoCloseable {
     return replacements.values().stream().mapToLong(Long::longValue).sum();
   }
 
-  /** The replacements by reason, and what became of the failure reports (for diagnostics, tests and the bench). */
+  /**
+   * The replacements by reason, what became of the failure reports, and the keepalive streams' counters (for
+   * diagnostics, tests and the bench).
+   */
   public synchronized Map<String, Long> stats() {
     Map<String, Long> out = new LinkedHashMap<>();
     for (Reason r : Reason.values()) {
@@ -304,6 +326,7 @@ public final class EtcdConnection implements AutoCloseable {
     for (Verdict v : Verdict.values()) {
       out.put("reports." + v.name().toLowerCase(java.util.Locale.ROOT), verdicts.getOrDefault(v, 0L));
     }
+    keepAliveCounters.addTo(out);
     return out;
   }
 
@@ -313,6 +336,7 @@ public final class EtcdConnection implements AutoCloseable {
       return;
     }
     closed = true;
+    current.keepAlives.close();
     current.client.close();
   }
 
@@ -343,9 +367,17 @@ public final class EtcdConnection implements AutoCloseable {
     }
   }
 
-  private Client build() {
+  /** A client and its keepalive stream; no I/O (gRPC connects lazily, the stream opens on first use). */
+  private Generation newGeneration() {
+    ChannelCapture capture = new ChannelCapture();
+    Client client = build(capture);
+    return new Generation(client, new KeepAliveStream(client, capture, config.credentials(), keepAliveCounters),
+        nanoTime.getAsLong());
+  }
+
+  private Client build(ChannelCapture capture) {
     Duration timeout = config.requestTimeout();
-    var builder = Client.builder();
+    var builder = Client.builder().interceptor(capture);
     if (config.credentials() != null) {
       builder.user(ByteSequence.from(config.credentials().user(), StandardCharsets.UTF_8))
           .password(ByteSequence.from(config.credentials().password(), StandardCharsets.UTF_8));
@@ -369,10 +401,11 @@ public final class EtcdConnection implements AutoCloseable {
         .build();
   }
 
-  private static void closeInBackground(Client old) {
+  private static void closeInBackground(Generation old) {
     Runnable close = () -> {
       try {
-        old.close();
+        old.keepAlives.close();
+        old.client.close();
       } catch (RuntimeException e) {
         log.debug("closing a replaced etcd client failed: {}", e.toString());
       }

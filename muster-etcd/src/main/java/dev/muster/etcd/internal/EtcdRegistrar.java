@@ -240,7 +240,10 @@ public final class EtcdRegistrar implements Registration {
 
     /** One call on the current client; an answer, even a refusal, is reported as a success of the connection. */
     private <T> T call(java.util.function.Function<Client, T> op) {
-      Client c = connection.client();
+      return call(connection.client(), op);
+    }
+
+    private <T> T call(Client c, java.util.function.Function<Client, T> op) {
       used = c;
       attemptStartedNanos = System.nanoTime();
       try {
@@ -309,10 +312,12 @@ public final class EtcdRegistrar implements Registration {
       }
     }
 
+    /** On the current client's keepalive stream, shared by the registry's registrations: one request per keepalive. */
     @Override
     public long keepAlive(long lease) {
       try {
-        return call(c -> EtcdOps.keepAliveOnce(c, lease, config.requestTimeout()));
+        KeepAliveStream stream = connection.keepAliveStream();
+        return call(stream.client(), c -> stream.keepAlive(lease, config.requestTimeout()));
       } catch (EtcdCallException e) {
         throw mapped(e);
       }
