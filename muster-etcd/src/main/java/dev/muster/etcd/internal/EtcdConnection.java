@@ -52,8 +52,9 @@ import org.slf4j.LoggerFactory;
  * when the last recorded one is under {@link #SUCCESS_RESOLUTION} old, so thousands of caches' events do not
  * contend on it). {@link #failed} probes first, with no lock held, then takes the connection's lock only to decide;
  * the new client is built under it (no I/O: gRPC connects lazily) and the old one closed on a background thread.
- * {@link #reachable()} holds its own lock while it probes, never the connection's, and decides the DOWN transitions
- * after releasing it.
+ * {@link #reachable()} holds its own lock while it probes, never the connection's; after releasing it, every caller,
+ * the prober or one handed its shared answer, decides the DOWN transitions from that answer before acting on it (an
+ * older probe's answer never overrides a newer one's).
  */
 public final class EtcdConnection implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EtcdConnection.class);
@@ -116,6 +117,7 @@ public final class EtcdConnection implements AutoCloseable {
   // guarded by this:
   private boolean down;
   private long downSinceNanos;
+  private long decidedProbe; // the number of the last probe whose answer was decided on
   private final Map<Reason, Long> replacements = new EnumMap<>(Reason.class);
   private final Map<Verdict, Long> verdicts = new EnumMap<>(Verdict.class);
   private final Object probeLock = new Object();
@@ -234,34 +236,43 @@ public final class EtcdConnection implements AutoCloseable {
    */
   public boolean reachable() {
     boolean ok;
+    long probe;
     synchronized (probeLock) {
       long now = System.nanoTime();
-      if (probedAtNanos != 0 && now - probedAtNanos < PROBE_SHARED_FOR.toNanos()) {
-        return lastProbe;
-      }
-      ok = false;
-      for (URI endpoint : config.endpoints()) {
-        try (Socket s = new Socket()) {
-          s.connect(new InetSocketAddress(endpoint.getHost(), endpoint.getPort()),
-              (int) PROBE_CONNECT_TIMEOUT.toMillis());
-          ok = true;
-          break;
-        } catch (IOException e) {
-          // try the next endpoint
-        }
-      }
-      lastProbe = ok;
-      probedAtNanos = System.nanoTime();
-      probes++;
+      ok = probedAtNanos != 0 && now - probedAtNanos < PROBE_SHARED_FOR.toNanos() ? lastProbe : probeLocked();
+      probe = probes;
     }
-    probed(ok); // the prober alone decides the transition, outside the probe's lock
+    // Every caller decides the transition from the answer it got, outside the probe's lock, before it acts on the
+    // answer: one handed the shared answer while its prober has not decided yet must not act on "accepts" while the
+    // connection still counts as DOWN (a failure report would replace the client as SUSPECT). Deciding the same
+    // probe twice changes nothing; an older probe's answer never overrides a newer one's.
+    probed(ok, probe);
     return ok;
   }
 
-  private synchronized void probed(boolean accepts) {
-    if (closed) {
+  private boolean probeLocked() {
+    boolean ok = false;
+    for (URI endpoint : config.endpoints()) {
+      try (Socket s = new Socket()) {
+        s.connect(new InetSocketAddress(endpoint.getHost(), endpoint.getPort()),
+            (int) PROBE_CONNECT_TIMEOUT.toMillis());
+        ok = true;
+        break;
+      } catch (IOException e) {
+        // try the next endpoint
+      }
+    }
+    lastProbe = ok;
+    probedAtNanos = System.nanoTime();
+    probes++;
+    return ok;
+  }
+
+  private synchronized void probed(boolean accepts, long probe) {
+    if (closed || probe < decidedProbe) {
       return;
     }
+    decidedProbe = probe;
     if (!accepts) {
       if (!down) {
         down = true;
