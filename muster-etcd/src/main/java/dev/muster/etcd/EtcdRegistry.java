@@ -194,7 +194,7 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
    * client had not yet had twice its connect timeout). See docs/design-storms.md. {@code keepalive.*} count what the
    * registrations' shared keepalive stream did, over all clients: {@code streams} opened, keepalives {@code sent} and
    * {@code answered}, streams {@code ended} (broken, or closed with their client), keepalives {@code failed}
-   * by a stream's end and those {@code resent} on a new one, and {@code tokens} fetched for it (docs/design-registrations.md, section 3).
+   * by a stream's end and those {@code resent} on a new one, and the {@code tokens} it carried (docs/design-registrations.md, section 3).
    */
   public java.util.Map<String, Long> connectionStats() {
     return connection.stats();

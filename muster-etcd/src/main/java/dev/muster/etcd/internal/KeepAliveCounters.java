@@ -6,8 +6,9 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * What the keepalive streams of one connection did, across its clients (for {@link EtcdConnection#stats()}): streams
  * opened and ended (broken, or closed with their client), keepalives sent and answered, keepalives failed by a
- * stream's end (waiting on it, or sent to it as it ended) and those of them sent once more on a new stream, tokens
- * fetched. Thread-safe: the counters are {@link LongAdder}s, written by the streams and read at any time.
+ * stream's end (waiting on it, or sent to it as it ended) and those of them sent once more on a new stream, and the
+ * tokens the streams carried (jetcd's or their own; a new one each time etcd refused the last). Thread-safe: the
+ * counters are {@link LongAdder}s, written by the streams and read at any time.
  */
 final class KeepAliveCounters {
   final LongAdder streams = new LongAdder();

@@ -19,8 +19,12 @@ import io.grpc.stub.MetadataUtils;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -59,12 +63,14 @@ import org.slf4j.LoggerFactory;
  *   <li>A stream that etcd ends with a refusal (say, a lease whose keys the user may not write) refused the oldest
  *       unanswered request, the one it was handling: that waiter gets the refusal, classified by {@link EtcdErrors}.
  *       The waiters behind it did nothing wrong; each is sent once more on a new stream.
- *   <li>With credentials the stream carries a token from {@code Auth/Authenticate}, called on the same channel and
- *       sent as the {@code token} header: jetcd puts its own token on its own stubs only. Since 3.5.28 etcd checks it
- *       on every keepalive (3.5.30 refuses a tokenless one; 3.4.23 checks none). A token etcd refused (expired after
- *       {@code --auth-token-ttl} unused, or forgotten by a restarted member) ends the stream for every waiter; the
- *       token is dropped, and each keepalive is sent once more on a stream opened with a new one (one
- *       authentication, however many waited).
+ *   <li>With credentials the stream carries a token in the {@code token} header: jetcd puts its token on its own
+ *       stubs only. It is jetcd's, from jetcd's {@code Auth/Authenticate} on the same channel as {@link ChannelCapture}
+ *       saw it (so the keepalives keep it alive: see there); else one the stream fetched from {@code
+ *       Auth/Authenticate} on the channel itself. Since 3.5.28 etcd checks it on every keepalive (3.5.30 refuses a
+ *       tokenless one; 3.4.23 checks none). A token etcd refused (expired after {@code --auth-token-ttl} unused, or
+ *       forgotten by a restarted member) ends the stream for every waiter; that token is not used again, and each
+ *       keepalive is sent once more on a stream opened with a new token of the stream's own (one authentication,
+ *       however many waited).
  * </ul>
  * {@link #keepAlive} is bounded by its timeout in all, retries and a stream's opening included.
  *
@@ -87,7 +93,16 @@ final class KeepAliveStream implements AutoCloseable {
   // guarded by this:
   private Stream current; // null until opened, and after it ended
   private CompletableFuture<Stream> opening; // the open under way, or null
-  private String token; // the token the next stream is opened with; null: authenticate first
+  private String ownToken; // the last token the stream fetched itself, or null
+  private String lastToken; // the token of the last stream opened, or null
+  private boolean tokenRefused; // etcd refused the token of a stream since the stream last fetched its own
+  /** Tokens etcd refused on a stream: an expired token never comes back. The last few are enough. */
+  private final Set<String> refusedTokens = Collections.newSetFromMap(new LinkedHashMap<>() {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+      return size() > 8;
+    }
+  });
   private boolean closed;
 
   KeepAliveStream(Client client, ChannelCapture capture, EtcdConfig.Credentials credentials,
@@ -212,21 +227,14 @@ final class KeepAliveStream implements AutoCloseable {
     return await(pending, deadline, what);
   }
 
-  /** Captures the channel, authenticates when there are credentials, and starts a stream. No lock held. */
+  /** Captures the channel, finds a token when there are credentials, and starts a stream. No lock held. */
   private Stream open(long lease, long deadline) throws ExecutionException, TimeoutException, InterruptedException {
-    Channel channel = channel(lease, deadline);
-    String t = null;
-    if (credentials != null) {
-      synchronized (this) {
-        t = token;
-      }
-      if (t == null) {
-        t = authenticate(channel, deadline);
-        synchronized (this) {
-          token = t;
-        }
-      }
-    }
+    // Nothing has called through the client yet: a lease read makes jetcd call (authenticating first, with
+    // credentials), and the interceptor sees the channel and jetcd's token.
+    CompletableFuture<?> read = capture.channel().isDone() ? null
+        : client.getLeaseClient().timeToLive(lease, LeaseOption.DEFAULT);
+    Channel channel = channel(read, deadline);
+    String t = credentials == null ? null : token(channel, read, deadline);
     LeaseGrpc.LeaseStub stub = LeaseGrpc.newStub(channel);
     if (t != null) {
       Metadata headers = new Metadata();
@@ -239,12 +247,11 @@ final class KeepAliveStream implements AutoCloseable {
     return s;
   }
 
-  /** jetcd's channel, once a call of jetcd's has passed the interceptor; starts one (a lease read) when none has. */
-  private Channel channel(long lease, long deadline)
+  /** jetcd's channel, once a call of jetcd's has passed the interceptor: {@code read}'s, when it had to start one. */
+  private Channel channel(CompletableFuture<?> read, long deadline)
       throws ExecutionException, TimeoutException, InterruptedException {
     CompletableFuture<Channel> channel = capture.channel();
-    if (!channel.isDone()) {
-      CompletableFuture<?> read = client.getLeaseClient().timeToLive(lease, LeaseOption.DEFAULT);
+    if (read != null) {
       try {
         CompletableFuture.anyOf(channel, read).get(remaining(deadline), TimeUnit.NANOSECONDS);
       } catch (ExecutionException e) {
@@ -257,17 +264,62 @@ final class KeepAliveStream implements AutoCloseable {
   }
 
   /**
-   * A token for the stream. A refusal (wrong password, auth not enabled) is reported as jetcd reports its own token
-   * request's: UNAUTHENTICATED caused by etcd's answer, which {@link EtcdErrors} classifies as refused credentials.
+   * The token for a new stream: jetcd's (see {@link ChannelCapture} for why), else the stream's own, whichever etcd
+   * has not refused on a stream; when neither, one from {@code Auth/Authenticate} on the channel. After a read that
+   * jetcd started to reach the channel, its answer is awaited first: jetcd authenticated for it. After etcd refused
+   * the last stream's token, always a new one of the stream's own: jetcd's may have expired too, unused since jetcd
+   * last fetched it, and the keepalives waiting for this stream have one try left.
+   */
+  private String token(Channel channel, CompletableFuture<?> read, long deadline)
+      throws TimeoutException, InterruptedException {
+    boolean renew;
+    synchronized (this) {
+      renew = tokenRefused;
+    }
+    String t = renew ? null : usableToken();
+    if (t == null && read != null && !renew) {
+      try {
+        read.get(remaining(deadline), TimeUnit.NANOSECONDS);
+      } catch (ExecutionException e) {
+        // the read's own outcome does not matter here, only whether jetcd got a token
+      }
+      t = usableToken();
+    }
+    if (t == null) {
+      t = authenticate(channel, deadline);
+      synchronized (this) {
+        ownToken = t;
+        tokenRefused = false;
+      }
+    }
+    synchronized (this) {
+      if (!t.equals(lastToken)) {
+        lastToken = t;
+        counters.tokens.increment();
+      }
+    }
+    return t;
+  }
+
+  /** jetcd's token, else the stream's own, unless etcd refused it on a stream; null when neither. */
+  private synchronized String usableToken() {
+    String shared = capture.token();
+    if (shared != null && !refusedTokens.contains(shared)) {
+      return shared;
+    }
+    return ownToken != null && !refusedTokens.contains(ownToken) ? ownToken : null;
+  }
+
+  /**
+   * A token of the stream's own. A refusal (wrong password, auth not enabled) is reported as jetcd reports its own
+   * token request's: UNAUTHENTICATED caused by etcd's answer, which {@link EtcdErrors} classifies as refused credentials.
    */
   private String authenticate(Channel channel, long deadline) {
     try {
-      String t = AuthGrpc.newBlockingStub(channel).withDeadlineAfter(remaining(deadline), TimeUnit.NANOSECONDS)
+      return AuthGrpc.newBlockingStub(channel).withDeadlineAfter(remaining(deadline), TimeUnit.NANOSECONDS)
           .authenticate(AuthenticateRequest.newBuilder().setName(credentials.user())
               .setPassword(credentials.password()).build())
           .getToken();
-      counters.tokens.increment();
-      return t;
     } catch (StatusRuntimeException e) {
       if (EtcdErrors.classify(e) == EtcdErrors.Kind.UNAVAILABLE) {
         throw e;
@@ -441,8 +493,9 @@ final class KeepAliveStream implements AutoCloseable {
         if (current == this) {
           current = null;
         }
-        if (token != null && token.equals(KeepAliveStream.this.token) && EtcdErrors.tokenRefused(t)) {
-          KeepAliveStream.this.token = null; // the next stream authenticates again
+        if (token != null && EtcdErrors.tokenRefused(t)) {
+          refusedTokens.add(token); // the next stream is opened with a new one
+          tokenRefused = true;
         }
         failing = new ArrayList<>(waiters.size());
         reasons = new ArrayList<>(waiters.size());
