@@ -53,6 +53,10 @@ class TlsIT {
       EndpointCache cache = registry.watch(CacheConfig.builder(service).build());
       assertThat(cache.awaitReady(Duration.ofSeconds(30))).isTrue();
       assertThat(cache.current().instances()).extracting(Instance::id).containsExactly("a");
+      // The keepalives run on Muster's own stream, on jetcd's channel: the same TLS connection.
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+          .until(() -> registry.connectionStats().get("keepalive.answered") >= 2);
+      assertThat(r.state()).isEqualTo(dev.muster.registry.RegistrationState.ACTIVE);
       r.close();
       org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
           .until(() -> cache.current().instances().isEmpty());

@@ -44,12 +44,17 @@ import org.slf4j.LoggerFactory;
  *       watches already resumed, and a client is replaced at most once per twice its connect timeout.
  * </ul>
  *
+ * <p>A client is replaced as a whole, with the {@link KeepAliveStream} that carries the registrations' keepalives on
+ * its channel: the old stream is closed with the old client (its waiters fail as unavailable), and the next keepalive
+ * opens one on the new client.
+ *
  * <p>Thread-safe. {@link #client()} and {@link #succeeded} are lock-free (a success is one volatile write, skipped
  * when the last recorded one is under {@link #SUCCESS_RESOLUTION} old, so thousands of caches' events do not
  * contend on it). {@link #failed} probes first, with no lock held, then takes the connection's lock only to decide;
  * the new client is built under it (no I/O: gRPC connects lazily) and the old one closed on a background thread.
- * {@link #reachable()} holds its own lock while it probes, never the connection's, and decides the DOWN transitions
- * after releasing it.
+ * {@link #reachable()} holds its own lock while it probes, never the connection's; after releasing it, every caller,
+ * the prober or one handed its shared answer, decides the DOWN transitions from that answer before acting on it (an
+ * older probe's answer never overrides a newer one's).
  */
 public final class EtcdConnection implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EtcdConnection.class);
@@ -82,15 +87,17 @@ public final class EtcdConnection implements AutoCloseable {
     YOUNG
   }
 
-  /** One client and what its users reported about it. */
+  /** One client, the keepalive stream on its channel, and what its users reported about it. */
   private static final class Generation {
     final Client client;
+    final KeepAliveStream keepAlives;
     final long builtNanos;
     /** The time of the last success recorded on it; {@code builtNanos} until the first. */
     volatile long lastSuccessNanos;
 
-    Generation(Client client, long builtNanos) {
+    Generation(Client client, KeepAliveStream keepAlives, long builtNanos) {
       this.client = client;
+      this.keepAlives = keepAlives;
       this.builtNanos = builtNanos;
       this.lastSuccessNanos = builtNanos;
     }
@@ -104,11 +111,13 @@ public final class EtcdConnection implements AutoCloseable {
   private final SslContext ssl; // null without TLS
   private final LongSupplier nanoTime;
   private final long youngNanos;
+  private final KeepAliveCounters keepAliveCounters = new KeepAliveCounters();
   private volatile Generation current;
   private volatile boolean closed;
   // guarded by this:
   private boolean down;
   private long downSinceNanos;
+  private long decidedProbe; // the number of the last probe whose answer was decided on
   private final Map<Reason, Long> replacements = new EnumMap<>(Reason.class);
   private final Map<Verdict, Long> verdicts = new EnumMap<>(Verdict.class);
   private final Object probeLock = new Object();
@@ -126,7 +135,7 @@ public final class EtcdConnection implements AutoCloseable {
     this.ssl = sslContext(config);
     this.nanoTime = nanoTime;
     this.youngNanos = config.requestTimeout().multipliedBy(2).toNanos();
-    this.current = new Generation(build(), nanoTime.getAsLong());
+    this.current = newGeneration();
   }
 
   public EtcdConfig config() {
@@ -139,6 +148,18 @@ public final class EtcdConnection implements AutoCloseable {
       throw new IllegalStateException("the etcd connection to " + config.endpoints() + " is closed");
     }
     return current.client;
+  }
+
+  /**
+   * The keepalive stream of the current client: every registration's keepalives on one stream, opened on first use
+   * and closed with its client (see {@link KeepAliveStream}). Report what happens on it as on {@link
+   * KeepAliveStream#client()}.
+   */
+  KeepAliveStream keepAliveStream() {
+    if (closed) {
+      throw new IllegalStateException("the etcd connection to " + config.endpoints() + " is closed");
+    }
+    return current.keepAlives;
   }
 
   /** Whether {@code c} is still the current client (not replaced); never throws, closed or not. */
@@ -183,12 +204,6 @@ public final class EtcdConnection implements AutoCloseable {
       if (!accepts) {
         return countLocked(Verdict.DOWN);
       }
-      if (down) {
-        // The probe saw etcd accept again and has not yet told this lock (it does so after releasing its own):
-        // this is that transition, whoever gets here first, not a suspect client.
-        leaveDownLocked();
-        return countLocked(current != g ? Verdict.REPLACED : Verdict.OUTVOTED);
-      }
       if (g.succeededAfter(attemptStartedNanos)) {
         return countLocked(Verdict.OUTVOTED);
       }
@@ -220,48 +235,44 @@ public final class EtcdConnection implements AutoCloseable {
    * (docs/storms-watch-create-in-gap.txt).
    */
   public boolean reachable() {
-    Probe p = probe();
-    if (p.fresh()) {
-      probed(p.accepts()); // the prober alone decides the transition, outside the probe's lock
-    }
-    return p.accepts();
-  }
-
-  /** A probe's answer, and whether this call made it (rather than reading the shared one). */
-  record Probe(boolean accepts, boolean fresh) {}
-
-  /**
-   * The shared probe without the transition it may cause: {@link #reachable()} acts on a fresh answer after this
-   * returns, and {@link #failed} acts on one it reads first. Package-private for the test of that window.
-   */
-  Probe probe() {
+    boolean ok;
+    long probe;
     synchronized (probeLock) {
       long now = System.nanoTime();
-      if (probedAtNanos != 0 && now - probedAtNanos < PROBE_SHARED_FOR.toNanos()) {
-        return new Probe(lastProbe, false);
-      }
-      boolean ok = false;
-      for (URI endpoint : config.endpoints()) {
-        try (Socket s = new Socket()) {
-          s.connect(new InetSocketAddress(endpoint.getHost(), endpoint.getPort()),
-              (int) PROBE_CONNECT_TIMEOUT.toMillis());
-          ok = true;
-          break;
-        } catch (IOException e) {
-          // try the next endpoint
-        }
-      }
-      lastProbe = ok;
-      probedAtNanos = System.nanoTime();
-      probes++;
-      return new Probe(ok, true);
+      ok = probedAtNanos != 0 && now - probedAtNanos < PROBE_SHARED_FOR.toNanos() ? lastProbe : probeLocked();
+      probe = probes;
     }
+    // Every caller decides the transition from the answer it got, outside the probe's lock, before it acts on the
+    // answer: one handed the shared answer while its prober has not decided yet must not act on "accepts" while the
+    // connection still counts as DOWN (a failure report would replace the client as SUSPECT). Deciding the same
+    // probe twice changes nothing; an older probe's answer never overrides a newer one's.
+    probed(ok, probe);
+    return ok;
   }
 
-  private synchronized void probed(boolean accepts) {
-    if (closed) {
+  private boolean probeLocked() {
+    boolean ok = false;
+    for (URI endpoint : config.endpoints()) {
+      try (Socket s = new Socket()) {
+        s.connect(new InetSocketAddress(endpoint.getHost(), endpoint.getPort()),
+            (int) PROBE_CONNECT_TIMEOUT.toMillis());
+        ok = true;
+        break;
+      } catch (IOException e) {
+        // try the next endpoint
+      }
+    }
+    lastProbe = ok;
+    probedAtNanos = System.nanoTime();
+    probes++;
+    return ok;
+  }
+
+  private synchronized void probed(boolean accepts, long probe) {
+    if (closed || probe < decidedProbe) {
       return;
     }
+    decidedProbe = probe;
     if (!accepts) {
       if (!down) {
         down = true;
@@ -287,9 +298,9 @@ public final class EtcdConnection implements AutoCloseable {
   }
 
   private void replaceLocked(Generation old, Reason reason, String what) {
-    Client fresh;
+    Generation fresh;
     try {
-      fresh = build();
+      fresh = newGeneration();
     } catch (RuntimeException e) {
       // e.g. during JVM shutdown a new client cannot register its threads; keep using the old one
       log.debug("could not replace the etcd client for {}: {}", config.endpoints(), e.toString());
@@ -298,8 +309,8 @@ public final class EtcdConnection implements AutoCloseable {
     replacements.merge(reason, 1L, Long::sum);
     log.info("replacing the etcd client for {} ({}: {}; replacement {})", config.endpoints(), reason, what,
         resetsLocked());
-    current = new Generation(fresh, nanoTime.getAsLong());
-    closeInBackground(old.client);
+    current = fresh;
+    closeInBackground(old);
   }
 
   /** How many TCP probes {@link #reachable()} actually made (for tests). */
@@ -318,7 +329,10 @@ public final class EtcdConnection implements AutoCloseable {
     return replacements.values().stream().mapToLong(Long::longValue).sum();
   }
 
-  /** The replacements by reason, and what became of the failure reports (for diagnostics, tests and the bench). */
+  /**
+   * The replacements by reason, what became of the failure reports, and the keepalive streams' counters (for
+   * diagnostics, tests and the bench).
+   */
   public synchronized Map<String, Long> stats() {
     Map<String, Long> out = new LinkedHashMap<>();
     for (Reason r : Reason.values()) {
@@ -327,6 +341,7 @@ public final class EtcdConnection implements AutoCloseable {
     for (Verdict v : Verdict.values()) {
       out.put("reports." + v.name().toLowerCase(java.util.Locale.ROOT), verdicts.getOrDefault(v, 0L));
     }
+    keepAliveCounters.addTo(out);
     return out;
   }
 
@@ -336,6 +351,7 @@ public final class EtcdConnection implements AutoCloseable {
       return;
     }
     closed = true;
+    current.keepAlives.close();
     current.client.close();
   }
 
@@ -366,9 +382,17 @@ public final class EtcdConnection implements AutoCloseable {
     }
   }
 
-  private Client build() {
+  /** A client and its keepalive stream; no I/O (gRPC connects lazily, the stream opens on first use). */
+  private Generation newGeneration() {
+    ChannelCapture capture = new ChannelCapture();
+    Client client = build(capture);
+    return new Generation(client, new KeepAliveStream(client, capture, config.credentials(), keepAliveCounters),
+        nanoTime.getAsLong());
+  }
+
+  private Client build(ChannelCapture capture) {
     Duration timeout = config.requestTimeout();
-    var builder = Client.builder();
+    var builder = Client.builder().interceptor(capture);
     if (config.credentials() != null) {
       builder.user(ByteSequence.from(config.credentials().user(), StandardCharsets.UTF_8))
           .password(ByteSequence.from(config.credentials().password(), StandardCharsets.UTF_8));
@@ -392,10 +416,11 @@ public final class EtcdConnection implements AutoCloseable {
         .build();
   }
 
-  private static void closeInBackground(Client old) {
+  private static void closeInBackground(Generation old) {
     Runnable close = () -> {
       try {
-        old.close();
+        old.keepAlives.close();
+        old.client.close();
       } catch (RuntimeException e) {
         log.debug("closing a replaced etcd client failed: {}", e.toString());
       }

@@ -62,28 +62,6 @@ final class EtcdOps {
         PutOption.builder().withLeaseId(lease).build()), timeout).getHeader().getRevision();
   }
 
-  /**
-   * One keepalive; returns the TTL etcd granted (0 or less: the lease is gone).
-   *
-   * <p>Since etcd 3.5.28 (and 3.4.42) a keepalive needs a token once auth is on; before, it needed none. A keepalive
-   * is a stream, and jetcd renews its token only when a unary call is refused, so a refused token would fail every
-   * keepalive until something else renewed it. When etcd refuses the token ({@link EtcdErrors#tokenRefused}: expired
-   * after {@code --auth-token-ttl} unused, or forgotten by a member that restarted), a read of the lease, a unary
-   * call, makes jetcd fetch a new one, and the keepalive is sent once more: token expiry is not an outage.
-   */
-  static long keepAliveOnce(Client c, long lease, Duration timeout) {
-    String what = "keep lease " + Long.toHexString(lease) + " alive";
-    try {
-      return await(what, c.getLeaseClient().keepAliveOnce(lease), timeout).getTTL();
-    } catch (EtcdCallException e) {
-      if (!EtcdErrors.tokenRefused(e.getCause())) {
-        throw e;
-      }
-      remaining(c, lease, timeout);
-      return await(what, c.getLeaseClient().keepAliveOnce(lease), timeout).getTTL();
-    }
-  }
-
   /** Revokes the lease (its keys are deleted at once); returns the revision of the deletion. */
   static long revoke(Client c, long lease, Duration timeout) {
     return await("revoke lease " + Long.toHexString(lease), c.getLeaseClient().revoke(lease), timeout)

@@ -235,20 +235,29 @@ public final class EtcdRegistrar implements Registration {
     private Client used;
     /** When that call started ({@link System#nanoTime()}): any success on {@code used} after it outvotes it. */
     private long attemptStartedNanos;
+    /** Whether etcd answered the last call (even with a refusal or "no leader"): then it is not the connection's. */
+    private boolean answered;
     /** A first registration's lease was asked for: once its put ends, the pool grants the next one ahead. */
     private boolean refillAfterPut;
 
     /** One call on the current client; an answer, even a refusal, is reported as a success of the connection. */
     private <T> T call(java.util.function.Function<Client, T> op) {
-      Client c = connection.client();
+      return call(connection.client(), op);
+    }
+
+    private <T> T call(Client c, java.util.function.Function<Client, T> op) {
       used = c;
       attemptStartedNanos = System.nanoTime();
+      answered = false;
       try {
         T result = op.apply(c);
         connection.succeeded(c);
         return result;
       } catch (EtcdCallException e) {
-        if (e.kind() != EtcdErrors.Kind.UNAVAILABLE) {
+        // etcd answered: a refusal, or "no leader" during an election (unavailable for the driver, which retries,
+        // but nothing a new connection would change)
+        answered = e.kind() != EtcdErrors.Kind.UNAVAILABLE || EtcdErrors.isNoLeader(e);
+        if (answered) {
           connection.succeeded(c);
         }
         throw e;
@@ -309,10 +318,12 @@ public final class EtcdRegistrar implements Registration {
       }
     }
 
+    /** On the current client's keepalive stream, shared by the registry's registrations: one request per keepalive. */
     @Override
     public long keepAlive(long lease) {
       try {
-        return call(c -> EtcdOps.keepAliveOnce(c, lease, config.requestTimeout()));
+        KeepAliveStream stream = connection.keepAliveStream();
+        return call(stream.client(), c -> stream.keepAlive(lease, config.requestTimeout()));
       } catch (EtcdCallException e) {
         throw mapped(e);
       }
@@ -341,7 +352,7 @@ public final class EtcdRegistrar implements Registration {
     /** The connection decides: a success on {@code used} since this call began outvotes it. */
     @Override
     public void connectionFailed() {
-      if (used != null) {
+      if (used != null && !answered) {
         connection.failed(used, attemptStartedNanos, "registration " + key);
       }
     }
