@@ -3,8 +3,6 @@ package dev.muster.etcd.internal;
 import dev.muster.etcd.EtcdConfig;
 import dev.muster.etcd.internal.EtcdOps.EtcdCallException;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.api.AuthGrpc;
-import io.etcd.jetcd.api.AuthenticateRequest;
 import io.etcd.jetcd.api.LeaseGrpc;
 import io.etcd.jetcd.api.LeaseKeepAliveRequest;
 import io.etcd.jetcd.api.LeaseKeepAliveResponse;
@@ -19,12 +17,8 @@ import io.grpc.stub.MetadataUtils;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -63,19 +57,17 @@ import org.slf4j.LoggerFactory;
  *   <li>A stream that etcd ends with a refusal (say, a lease whose keys the user may not write) refused the oldest
  *       unanswered request, the one it was handling: that waiter gets the refusal, classified by {@link EtcdErrors}.
  *       The waiters behind it did nothing wrong; each is sent once more on a new stream.
- *   <li>With credentials the stream carries a token in the {@code token} header: jetcd puts its token on its own
- *       stubs only. It is jetcd's, from jetcd's {@code Auth/Authenticate} on the same channel as {@link ChannelCapture}
- *       saw it (so the keepalives keep it alive: see there); else one the stream fetched from {@code
- *       Auth/Authenticate} on the channel itself. Since 3.5.28 etcd checks it on every keepalive (3.5.30 refuses a
- *       tokenless one; 3.4.23 checks none). A token etcd refused (expired after {@code --auth-token-ttl} unused, or
- *       forgotten by a restarted member) ends the stream for every waiter; that token is not used again, and each
- *       keepalive is sent once more on a stream opened with a new token of the stream's own (one authentication,
- *       however many waited).
+ *   <li>With credentials the stream carries a token in the {@code token} header (jetcd puts its token on its own
+ *       stubs only), chosen by {@link KeepAliveTokens}: jetcd's, so that the keepalives keep it alive, else one from
+ *       {@code Auth/Authenticate} on the same channel. Since 3.5.28 etcd checks it on every keepalive (3.5.30 refuses
+ *       a tokenless one; 3.4.23 checks none). A token etcd refused (expired after {@code --auth-token-ttl} unused, or
+ *       forgotten by a restarted member) ends the stream for every waiter, and each keepalive is sent once more on a
+ *       stream opened with a new token (one authentication, however many waited).
  * </ul>
  * {@link #keepAlive} is bounded by its timeout in all, retries and a stream's opening included.
  *
  * <p>Thread-safe. {@link #keepAlive} is called by many registrations' loops at once and blocks its caller for at
- * most its timeout. Opening a stream (capturing the channel, authenticating) is done by one caller, with no lock
+ * most its timeout. Opening a stream (capturing the channel, finding a token) is done by one caller, with no lock
  * held, while the others wait on its future, each up to its own deadline. The stream's callbacks run on gRPC's
  * executor. One lock, this object's monitor, guards the stream's state and its waiters; it is held for no I/O, only
  * for writing a request (grpc-java buffers it without blocking; a {@code StreamObserver} must not be written from
@@ -88,28 +80,18 @@ final class KeepAliveStream implements AutoCloseable {
 
   private final Client client;
   private final ChannelCapture capture;
-  private final EtcdConfig.Credentials credentials; // null: no token
+  private final KeepAliveTokens tokens; // null without credentials
   private final KeepAliveCounters counters;
   // guarded by this:
   private Stream current; // null until opened, and after it ended
   private CompletableFuture<Stream> opening; // the open under way, or null
-  private String ownToken; // the last token the stream fetched itself, or null
-  private String lastToken; // the token of the last stream opened, or null
-  private boolean tokenRefused; // etcd refused the token of a stream since the stream last fetched its own
-  /** Tokens etcd refused on a stream: an expired token never comes back. The last few are enough. */
-  private final Set<String> refusedTokens = Collections.newSetFromMap(new LinkedHashMap<>() {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
-      return size() > 8;
-    }
-  });
   private boolean closed;
 
   KeepAliveStream(Client client, ChannelCapture capture, EtcdConfig.Credentials credentials,
       KeepAliveCounters counters) {
     this.client = client;
     this.capture = capture;
-    this.credentials = credentials;
+    this.tokens = credentials == null ? null : new KeepAliveTokens(capture, credentials, counters);
     this.counters = counters;
   }
 
@@ -234,7 +216,7 @@ final class KeepAliveStream implements AutoCloseable {
     CompletableFuture<?> read = capture.channel().isDone() ? null
         : client.getLeaseClient().timeToLive(lease, LeaseOption.DEFAULT);
     Channel channel = channel(read, deadline);
-    String t = credentials == null ? null : token(channel, read, deadline);
+    String t = tokens == null ? null : tokens.forNewStream(channel, read, deadline);
     LeaseGrpc.LeaseStub stub = LeaseGrpc.newStub(channel);
     if (t != null) {
       Metadata headers = new Metadata();
@@ -261,72 +243,6 @@ final class KeepAliveStream implements AutoCloseable {
       }
     }
     return channel.get();
-  }
-
-  /**
-   * The token for a new stream: jetcd's (see {@link ChannelCapture} for why), else the stream's own, whichever etcd
-   * has not refused on a stream; when neither, one from {@code Auth/Authenticate} on the channel. After a read that
-   * jetcd started to reach the channel, its answer is awaited first: jetcd authenticated for it. After etcd refused
-   * the last stream's token, always a new one of the stream's own: jetcd's may have expired too, unused since jetcd
-   * last fetched it, and the keepalives waiting for this stream have one try left.
-   */
-  private String token(Channel channel, CompletableFuture<?> read, long deadline)
-      throws TimeoutException, InterruptedException {
-    boolean renew;
-    synchronized (this) {
-      renew = tokenRefused;
-    }
-    String t = renew ? null : usableToken();
-    if (t == null && read != null && !renew) {
-      try {
-        read.get(remaining(deadline), TimeUnit.NANOSECONDS);
-      } catch (ExecutionException e) {
-        // the read's own outcome does not matter here, only whether jetcd got a token
-      }
-      t = usableToken();
-    }
-    if (t == null) {
-      t = authenticate(channel, deadline);
-      synchronized (this) {
-        ownToken = t;
-        tokenRefused = false;
-      }
-    }
-    synchronized (this) {
-      if (!t.equals(lastToken)) {
-        lastToken = t;
-        counters.tokens.increment();
-      }
-    }
-    return t;
-  }
-
-  /** jetcd's token, else the stream's own, unless etcd refused it on a stream; null when neither. */
-  private synchronized String usableToken() {
-    String shared = capture.token();
-    if (shared != null && !refusedTokens.contains(shared)) {
-      return shared;
-    }
-    return ownToken != null && !refusedTokens.contains(ownToken) ? ownToken : null;
-  }
-
-  /**
-   * A token of the stream's own. A refusal (wrong password, auth not enabled) is reported as jetcd reports its own
-   * token request's: UNAUTHENTICATED caused by etcd's answer, which {@link EtcdErrors} classifies as refused credentials.
-   */
-  private String authenticate(Channel channel, long deadline) {
-    try {
-      return AuthGrpc.newBlockingStub(channel).withDeadlineAfter(remaining(deadline), TimeUnit.NANOSECONDS)
-          .authenticate(AuthenticateRequest.newBuilder().setName(credentials.user())
-              .setPassword(credentials.password()).build())
-          .getToken();
-    } catch (StatusRuntimeException e) {
-      if (EtcdErrors.classify(e) == EtcdErrors.Kind.UNAVAILABLE) {
-        throw e;
-      }
-      throw Status.UNAUTHENTICATED.withDescription("etcd refused the keepalive stream's token request").withCause(e)
-          .asRuntimeException();
-    }
   }
 
   private static <T> T await(CompletableFuture<T> f, long deadline, String what) {
@@ -494,8 +410,7 @@ final class KeepAliveStream implements AutoCloseable {
           current = null;
         }
         if (token != null && EtcdErrors.tokenRefused(t)) {
-          refusedTokens.add(token); // the next stream is opened with a new one
-          tokenRefused = true;
+          tokens.refused(token); // the next stream is opened with a new one
         }
         failing = new ArrayList<>(waiters.size());
         reasons = new ArrayList<>(waiters.size());
