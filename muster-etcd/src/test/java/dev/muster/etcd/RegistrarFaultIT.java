@@ -72,14 +72,21 @@ class RegistrarFaultIT {
     Registration r = registry.register(instance, config(6, Duration.ofSeconds(1)), events);
     long lease = r.leaseId();
     EtcdMember member = etcd.member(0);
+    // Counted from the kill: under load a keepalive before it may time out (1 s here) with nobody else on the
+    // connection to outvote it, and the connection then replaces its client as SUSPECT, as designed (seen once, on
+    // 3.4.23, with a 200-registration test in a parallel JVM). What this test holds is the outage itself.
+    long replacedBefore = registry.reconnects();
+    long suspectBefore = registry.connectionStats().get("replaced.suspect");
+    long downBefore = registry.connectionStats().get("reports.down");
 
     member.kill();
     events.awaitEvent(UNREACHABLE, Duration.ofSeconds(10));
     long downAt = System.nanoTime();
     // Down long enough for the registrar to retry a few times: each failure is reported, and the connection, whose
     // probe finds nothing accepting, keeps its client.
-    await().atMost(Duration.ofSeconds(10)).until(() -> registry.connectionStats().get("reports.down") >= 2);
-    assertThat(registry.reconnects()).as("nothing replaced while etcd is down").isZero();
+    await().atMost(Duration.ofSeconds(10))
+        .until(() -> registry.connectionStats().get("reports.down") - downBefore >= 2);
+    assertThat(registry.reconnects() - replacedBefore).as("nothing replaced while etcd is down").isZero();
     member.restart();
     long upAt = System.nanoTime();
 
@@ -87,8 +94,9 @@ class RegistrarFaultIT {
     Duration recovery = Duration.ofNanos(System.nanoTime() - upAt);
     System.out.printf("etcd down %d ms; registrar reconnected %d ms after etcd answered again; connection %s%n",
         (upAt - downAt) / 1_000_000, recovery.toMillis(), registry.connectionStats());
-    assertThat(registry.reconnects()).as("at most once, when etcd accepted again").isLessThanOrEqualTo(1);
-    assertThat(registry.connectionStats()).containsEntry("replaced.suspect", 0L);
+    assertThat(registry.reconnects() - replacedBefore).as("at most once, when etcd accepted again")
+        .isLessThanOrEqualTo(1);
+    assertThat(registry.connectionStats().get("replaced.suspect") - suspectBefore).as("none as SUSPECT").isZero();
     assertThat(r.leaseId()).isEqualTo(lease);
     assertThat(events.types()).doesNotContain(LEASE_LOST, REREGISTERED);
     try (Etcd check = new Etcd(etcd.endpoints())) {
