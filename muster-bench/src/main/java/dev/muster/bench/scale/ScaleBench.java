@@ -92,6 +92,9 @@ public final class ScaleBench {
       if (storms < 1) {
         throw new IllegalArgumentException(storms + " storms per fleet: use at least 1");
       }
+      if (samples < 1) {
+        throw new IllegalArgumentException(samples + " samples per fleet: use at least 1");
+      }
       steps = Set.copyOf(steps);
     }
 
@@ -108,6 +111,11 @@ public final class ScaleBench {
 
     public Plan withStorms(Integer storms) {
       return new Plan(watchers, providers, jvms, samples, outage, window, storms == null ? this.storms : storms,
+          steps);
+    }
+
+    public Plan withSamples(Integer samples) {
+      return new Plan(watchers, providers, jvms, samples == null ? this.samples : samples, outage, window, storms,
           steps);
     }
 
