@@ -173,7 +173,8 @@ public final class ScaleBench {
    * @param keepaliveUs the registrars' keepalive answer times over the window, in µs
    */
   public record Providers(int providers, int jvms, double allVisibleMs, double registeredMs, Load before,
-      Load after, long restartMs, long removedDuringRestart, long leasesLost, long unreachable) {}
+      Load after, long restartMs, long removedDuringRestart, long leasesLost, long unreachable,
+      double rawAllVisibleMs, double rawRegisteredMs) {}
 
   /**
    * Curator's providers: {@code providers} sessions registered at once, until all visible in one cache, and what
@@ -216,6 +217,9 @@ public final class ScaleBench {
         Providers p = providers;
         out.printf(Locale.ROOT, "%,d providers in %d JVMs at once: all visible in one cache %.0f ms after GO, the"
             + " last register() returned at %.0f ms%n", p.providers(), p.jvms(), p.allVisibleMs(), p.registeredMs());
+        out.printf(Locale.ROOT, "  raw floor, the same %,d as bare jetcd lease grants + put-if-absent transactions"
+            + " from %d JVMs: all visible %.0f ms after GO, the last answered at %.0f ms; Muster %.2fx the floor%n",
+            p.providers(), p.jvms(), p.rawAllVisibleMs(), p.rawRegisteredMs(), p.allVisibleMs() / p.rawAllVisibleMs());
         load(out, "  keepalives, steady", p.before());
         out.printf(Locale.ROOT, "  etcd kill -9 + restart (%d ms to answer): %d instance(s) removed meanwhile, %d"
             + " lease(s) lost, %d registrar(s) saw etcd unreachable%n", p.restartMs(), p.removedDuringRestart(),
@@ -270,6 +274,7 @@ public final class ScaleBench {
         Providers p = providers;
         String m = p.providers() + " providers";
         report.csvRow("scale", m + ": all visible after GO", "ms", "muster", "", "", "", "", num(p.allVisibleMs()));
+        report.csvRow("scale", m + ": all visible after GO", "ms", "raw floor", "", "", "", "", num(p.rawAllVisibleMs()));
         for (var e : List.of(java.util.Map.entry("steady", p.before()), java.util.Map.entry("after restart",
             p.after()))) {
           Load l = e.getValue();
@@ -480,45 +485,29 @@ public final class ScaleBench {
 
   private void providers(EtcdCluster etcd) {
     EtcdMember member = etcd.member(0);
-    String service = SERVICE + "-providers";
     int per = plan.providers() / plan.jvms();
     int total = per * plan.jvms();
-    Path go = dir.resolve("providers.go");
-    try {
-      Files.deleteIfExists(go);
-    } catch (IOException e) {
-      throw new BenchException("cannot remove " + go + ": " + e.getMessage());
-    }
-    AtomicLong full = new AtomicLong();
-    AtomicLong removed = new AtomicLong();
-    List<ChildProcess> jvms = new ArrayList<>();
-    progress.printf("scale: %,d providers in %d JVMs...%n", total, plan.jvms());
+    // The raw floor first, on the same etcd, from the same kind of JVMs: bare jetcd grants and put-if-absent
+    // transactions (ScaleRawProviders), then Muster's registrations of as many instances of another service.
+    progress.printf("scale: raw floor: %,d jetcd grants + put-if-absent in %d JVMs...%n", total, plan.jvms());
+    AtomicLong rawRemoved = new AtomicLong();
+    Burst raw;
     try (EtcdRegistry consumer = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()))) {
-      EndpointCache cache = consumer.watch(CacheConfig.builder(service).build(), new EndpointListener() {
-        @Override
-        public void onChange(EndpointSet set, EndpointDelta delta) {
-          removed.addAndGet(delta.removed().size());
-          if (set.size() >= total) {
-            full.compareAndSet(0, ScaleWatchers.epochMicros());
-          }
-        }
-      });
-      cache.awaitReady(Duration.ofSeconds(30));
-      for (int j = 0; j < plan.jvms(); j++) {
-        jvms.add(Jvms.start(dir, "providers-" + j, WatcherFleet.FLAGS, ScaleProviders.class.getName(),
-            List.of(etcd.endpointsString(), service, "p" + j + "-", Integer.toString(per), go.toString())));
+      try (Burst started = burst(etcd, consumer, ScaleRawProviders.class, SERVICE + "-raw", "raw", rawRemoved)) {
+        raw = started;
       }
-      Wait.until(plan.jvms() + " provider JVMs to connect", READY_LIMIT, Duration.ofMillis(50),
-          () -> alive(jvms).stream().allMatch(j -> j.json().has("connected")));
-      long t0 = ScaleWatchers.epochMicros();
-      Files.createFile(go);
-      Wait.until("all " + total + " providers in the cache", Duration.ofMinutes(3), Duration.ofMillis(50),
-          () -> full.get() != 0 && alive(jvms).stream().allMatch(j -> j.json().has("registered")));
-      double allVisible = (full.get() - t0) / 1000.0;
-      double registered = (jvms.stream().mapToLong(j -> j.json().firstEvent("registered").orElseThrow()
-          .path("ts_us").asLong()).max().orElseThrow() - t0) / 1000.0;
+      // The raw leases (5 s, never renewed) expire before Muster's burst, so their expiry is not in its figures.
+      Wait.until("the raw floor's leases to expire", Duration.ofSeconds(60), Duration.ofMillis(100),
+          () -> raw.cache().current().isEmpty());
+    }
+    progress.printf(Locale.ROOT, "scale: raw floor: all %,d visible %.0f ms after GO%n", total, raw.allVisibleMs());
+    progress.printf("scale: %,d providers in %d JVMs...%n", total, plan.jvms());
+    AtomicLong removed = new AtomicLong();
+    try (EtcdRegistry consumer = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()));
+        Burst muster = burst(etcd, consumer, ScaleProviders.class, SERVICE + "-providers", "providers", removed)) {
+      List<ChildProcess> jvms = muster.jvms();
       progress.printf(Locale.ROOT, "scale: all %,d visible %.0f ms after GO; keepalive load for %d s...%n", total,
-          allVisible, plan.window().toSeconds());
+          muster.allVisibleMs(), plan.window().toSeconds());
       Wait.sleep(Duration.ofSeconds(6)); // past the first keepalive of every registration
       Load before = load(member, jvms);
       long removed0 = removed.get();
@@ -539,11 +528,70 @@ public final class ScaleBench {
           unreachable += lines.get(lines.size() - 1).path("unreachable").asLong();
         }
       }
-      providers = new Providers(total, plan.jvms(), allVisible, registered, before, after, restartMs,
-          removed.get() - removed0, lost, unreachable);
+      providers = new Providers(total, plan.jvms(), muster.allVisibleMs(), muster.registeredMs(), before, after,
+          restartMs, removed.get() - removed0, lost, unreachable, raw.allVisibleMs(), raw.registeredMs());
+    }
+  }
+
+  /**
+   * {@code plan.jvms()} JVMs of {@code main} (ScaleProviders or ScaleRawProviders) registering their share of the
+   * providers of {@code service} at once when the go file appears; timed until one cache of {@code consumer} holds
+   * them all. The JVMs stay up until the burst is closed (Muster's then keep their leases alive).
+   */
+  private Burst burst(EtcdCluster etcd, EtcdRegistry consumer, Class<?> main, String service, String name,
+      AtomicLong removed) {
+    int per = plan.providers() / plan.jvms();
+    int total = per * plan.jvms();
+    Path go = dir.resolve(name + ".go");
+    try {
+      Files.deleteIfExists(go);
     } catch (IOException e) {
+      throw new BenchException("cannot remove " + go + ": " + e.getMessage());
+    }
+    AtomicLong full = new AtomicLong();
+    EndpointCache cache = consumer.watch(CacheConfig.builder(service).build(), new EndpointListener() {
+      @Override
+      public void onChange(EndpointSet set, EndpointDelta delta) {
+        removed.addAndGet(delta.removed().size());
+        if (set.size() >= total) {
+          full.compareAndSet(0, ScaleWatchers.epochMicros());
+        }
+      }
+    });
+    cache.awaitReady(Duration.ofSeconds(30));
+    List<ChildProcess> jvms = new ArrayList<>();
+    try {
+      for (int j = 0; j < plan.jvms(); j++) {
+        jvms.add(Jvms.start(dir, name + "-" + j, WatcherFleet.FLAGS, main.getName(),
+            List.of(etcd.endpointsString(), service, "p" + j + "-", Integer.toString(per), go.toString())));
+      }
+      Wait.until(plan.jvms() + " " + name + " JVMs to connect", READY_LIMIT, Duration.ofMillis(50),
+          () -> alive(jvms).stream().allMatch(j -> j.json().has("connected")));
+      long t0 = ScaleWatchers.epochMicros();
+      Files.createFile(go);
+      Wait.until("all " + total + " " + name + " in the cache", Duration.ofMinutes(3), Duration.ofMillis(50),
+          () -> full.get() != 0 && alive(jvms).stream().allMatch(j -> j.json().has("registered")));
+      double allVisible = (full.get() - t0) / 1000.0;
+      double registered = (jvms.stream().mapToLong(j -> j.json().firstEvent("registered").orElseThrow()
+          .path("ts_us").asLong()).max().orElseThrow() - t0) / 1000.0;
+      return new Burst(allVisible, registered, jvms, cache);
+    } catch (IOException e) {
+      jvms.forEach(ChildProcess::close);
       throw new BenchException("cannot create " + go + ": " + e.getMessage());
-    } finally {
+    } catch (RuntimeException e) {
+      jvms.forEach(ChildProcess::close);
+      throw e;
+    }
+  }
+
+  /**
+   * A burst of registrations: when all were visible and registered, the JVMs that made them (closed here), and the
+   * cache that saw them (closed with its registry).
+   */
+  private record Burst(double allVisibleMs, double registeredMs, List<ChildProcess> jvms, EndpointCache cache)
+      implements AutoCloseable {
+    @Override
+    public void close() {
       jvms.forEach(ChildProcess::close);
     }
   }
