@@ -238,8 +238,8 @@ public final class EtcdConnection implements AutoCloseable {
     boolean ok;
     long probe;
     synchronized (probeLock) {
-      long now = System.nanoTime();
-      ok = probedAtNanos != 0 && now - probedAtNanos < PROBE_SHARED_FOR.toNanos() ? lastProbe : probeLocked();
+      long now = nanoTime.getAsLong();
+      ok = probes != 0 && now - probedAtNanos < PROBE_SHARED_FOR.toNanos() ? lastProbe : probeLocked();
       probe = probes;
     }
     // Every caller decides the transition from the answer it got, outside the probe's lock, before it acts on the
@@ -263,7 +263,7 @@ public final class EtcdConnection implements AutoCloseable {
       }
     }
     lastProbe = ok;
-    probedAtNanos = System.nanoTime();
+    probedAtNanos = nanoTime.getAsLong();
     probes++;
     return ok;
   }
