@@ -260,11 +260,10 @@ public final class CacheDriver {
   private boolean lastProbeOk;
   private boolean resyncOnRetry;
   private Runnable cancelAudit = () -> { };
-  /** The audit's range at the checkpoint was compacted: audit at the next progress notification's revision. */
-  private boolean auditAtNextProgress;
-  /** An audit not at the cache's own checkpoint found a difference: audit again after the next event or progress. */
-  private boolean auditToConfirm;
-  private boolean auditSecondRound;
+  private AuditStep auditStep = AuditStep.IDLE;
+  /** What an audit past the checkpoint could not tell from an event in flight, and the checkpoint it was found at. */
+  private List<RevisionApplier.Difference> auditSuspects = List.of();
+  private long auditSuspectsCheckpoint;
   /** The negative control's hook: drop the n-th revision watched, before the applier (0: never). */
   private long dropRevisionNumber;
   private long revisionsWatched;
@@ -422,10 +421,6 @@ public final class CacheDriver {
       }
       applied.ifPresent(p -> offer(p.set(), p.delta()));
     }
-    if (auditToConfirm && state == State.WATCHING) {
-      auditToConfirm = false;
-      audit();
-    }
   }
 
   /** A progress notification: proof of life, never a checkpoint. */
@@ -437,15 +432,8 @@ public final class CacheDriver {
     if (doubt(header)) {
       return;
     }
-    if (auditAtNextProgress) {
-      auditAtNextProgress = false;
-      // Every event up to the progress revision P was delivered, so the set at the checkpoint is the set at P (on a
-      // line with etcd 15220 a progress may run ahead of events: a difference found at P is confirmed before use).
-      auditAt(header.revision() > applier.revision() ? header.revision() : applier.revision(),
-          header.revision() <= applier.revision());
-    } else if (auditToConfirm) {
-      auditToConfirm = false;
-      audit();
+    if (auditStep == AuditStep.AT_NEXT_PROGRESS || auditStep == AuditStep.CONFIRM_AT_NEXT_PROGRESS) {
+      auditPastCheckpoint(header == null ? 0 : header.revision());
     }
   }
 
@@ -682,12 +670,20 @@ public final class CacheDriver {
 
   // ---- the audit (docs/design-audit.md) ------------------------------------------------------------
 
+  /**
+   * Where the audit stands. {@code IDLE}: the next audit is armed an interval on. {@code AT_NEXT_PROGRESS}: the
+   * checkpoint was compacted, a progress was asked for, and the audit runs at its revision. {@code CONFIRM_WAIT}:
+   * that audit found differences an event in flight could explain (etcd 15220: on 3.4 a progress can run ahead of
+   * events); they are looked at again after {@code progressTimeout}. {@code CONFIRM_AT_NEXT_PROGRESS}: the checkpoint
+   * has not moved since, a progress was asked for, and what is found at its revision again acts.
+   */
+  private enum AuditStep { IDLE, AT_NEXT_PROGRESS, CONFIRM_WAIT, CONFIRM_AT_NEXT_PROGRESS }
+
   /** The next audit, an interval drawn from [interval/2, 3·interval/2) from now; none when the interval is 0. */
   private void armAudit() {
     cancelAudit.run();
-    auditAtNextProgress = false;
-    auditToConfirm = false;
-    auditSecondRound = false;
+    auditStep = AuditStep.IDLE;
+    auditSuspects = List.of();
     if (config.auditInterval().isZero() || rule == ResumeRule.FROM_NOW_NEGATIVE_CONTROL) {
       return; // the lab's consumer C must keep what it missed
     }
@@ -697,50 +693,127 @@ public final class CacheDriver {
     cancelAudit = timer.schedule(this::audit, wait);
   }
 
-  /** Compares the set with etcd's keys at the checkpoint; only while watching (else tried again an interval on). */
+  /**
+   * Compares the set with etcd's keys at the checkpoint R (only while watching; else tried again an interval on).
+   * etcd's answer at R leaves out every event the cache has not applied, so any difference is a loss.
+   */
   private void audit() {
     if (state != State.WATCHING) {
       armAudit();
       return;
     }
-    auditAt(applier.revision(), true);
+    long checkpoint = applier.revision();
+    Optional<List<RevisionApplier.Difference>> found;
+    try {
+      found = readAndCompare(checkpoint);
+    } catch (CacheIoException e) {
+      unreadable(checkpoint, e);
+      return;
+    }
+    if (found.isEmpty()) { // compacted past the checkpoint: a quiet prefix; audit at the next progress instead
+      auditStep = AuditStep.AT_NEXT_PROGRESS;
+      io.requestProgress(stream);
+      return;
+    }
+    List<RevisionApplier.Difference> differences = found.get();
+    if (differences.isEmpty()) {
+      armAudit();
+    } else {
+      repair(differences, "at the checkpoint " + checkpoint);
+    }
   }
 
   /**
-   * One keys-only range at {@code revision}, compared with the applier. {@code exact}: the revision is the cache's
-   * own checkpoint, so a difference is a loss; otherwise a difference is audited once more before it acts.
+   * The audit at a progress revision P past the checkpoint R (R was compacted). A key etcd last wrote at or before R
+   * that the cache lacks or holds at another revision is a loss for certain and acts at once. Any other difference
+   * may be an event written after R and still on its way: it acts only if the next look, {@code progressTimeout}
+   * later with the checkpoint unmoved, finds it again.
    */
-  private void auditAt(long revision, boolean exact) {
-    Optional<List<RevisionApplier.KeyRevision>> keys;
+  private void auditPastCheckpoint(long progressRevision) {
+    long checkpoint = applier.revision();
+    boolean confirming = auditStep == AuditStep.CONFIRM_AT_NEXT_PROGRESS;
+    if (confirming && checkpoint != auditSuspectsCheckpoint) {
+      audit(); // events came meanwhile: the audit at the new checkpoint is exact
+      return;
+    }
+    long at = Math.max(progressRevision, checkpoint);
+    Optional<List<RevisionApplier.Difference>> found;
     try {
-      keys = io.keys(revision);
+      found = readAndCompare(at);
     } catch (CacheIoException e) {
-      log.debug("audit of {} at revision {} could not read etcd: {}", config.service(), revision, e.getMessage());
-      armAudit(); // the watch is not known to be wrong; its own checks handle the connection
+      unreadable(at, e);
       return;
     }
-    if (keys.isEmpty()) { // compacted past the checkpoint: a quiet prefix; audit at the next progress instead
-      auditAtNextProgress = true;
-      io.requestProgress(stream);
-      return;
-    }
-    audits++;
-    List<String> differences = applier.differences(keys.get());
-    if (differences.isEmpty()) {
+    if (found.isEmpty()) { // compacted past P too (a compaction at the current revision): try an interval on
       armAudit();
       return;
     }
-    if (!exact && !auditSecondRound) {
-      auditSecondRound = true;
-      auditToConfirm = true;
-      io.requestProgress(stream);
+    List<RevisionApplier.Difference> certain = new ArrayList<>();
+    List<RevisionApplier.Difference> unsure = new ArrayList<>();
+    for (RevisionApplier.Difference d : found.get()) {
+      (d.certainAt(checkpoint) ? certain : unsure).add(d);
+    }
+    if (!certain.isEmpty()) {
+      repair(found.get(), "at progress revision " + at + " past the checkpoint " + checkpoint + ", " + certain.size()
+          + " written by etcd at or before the checkpoint");
       return;
     }
+    if (confirming) {
+      List<RevisionApplier.Difference> again = new ArrayList<>(unsure);
+      again.retainAll(auditSuspects);
+      if (!again.isEmpty()) {
+        repair(again, "at progress revision " + at + " past the checkpoint " + checkpoint + ", found again "
+            + config.progressTimeout().toMillis() + " ms after the first look with no event between");
+        return;
+      }
+    }
+    if (unsure.isEmpty() || confirming) {
+      armAudit();
+      return;
+    }
+    auditStep = AuditStep.CONFIRM_WAIT;
+    auditSuspects = unsure;
+    auditSuspectsCheckpoint = checkpoint;
+    cancelAudit.run();
+    cancelAudit = timer.schedule(this::confirmAudit, config.progressTimeout());
+  }
+
+  /** {@code progressTimeout} after differences that may be in flight: look again. */
+  private void confirmAudit() {
+    if (state != State.WATCHING) {
+      armAudit();
+    } else if (applier.revision() != auditSuspectsCheckpoint) {
+      audit(); // events came: the audit at the new checkpoint is exact
+    } else {
+      auditStep = AuditStep.CONFIRM_AT_NEXT_PROGRESS;
+      io.requestProgress(stream);
+    }
+  }
+
+  /** etcd's keys at {@code revision} compared with the applier: the differences; empty when it was compacted. */
+  private Optional<List<RevisionApplier.Difference>> readAndCompare(long revision) {
+    Optional<List<RevisionApplier.KeyRevision>> keys = io.keys(revision);
+    if (keys.isEmpty()) {
+      return Optional.empty();
+    }
+    audits++;
+    return Optional.of(applier.differences(keys.get()));
+  }
+
+  /** etcd could not be read: the watch is not known to be wrong, its own checks handle the connection. */
+  private void unreadable(long revision, CacheIoException e) {
+    log.debug("audit of {} at revision {} could not read etcd: {}", config.service(), revision, e.getMessage());
+    armAudit();
+  }
+
+  /** A difference the audit stands by: WARN naming the keys and how it was found, then a resync. */
+  private void repair(List<RevisionApplier.Difference> differences, String how) {
     auditDifferences++;
-    log.warn("audit of {} at revision {}: the cache differs from etcd in {} key(s) (first {}: {}); resyncing",
-        config.service(), revision, differences.size(), Math.min(5, differences.size()),
-        String.join("; ", differences.subList(0, Math.min(5, differences.size()))));
-    resync("the audit at revision " + revision + " found " + differences.size() + " key(s) differing from etcd");
+    int shown = Math.min(5, differences.size());
+    log.warn("audit of {} {}: the cache differs from etcd in {} key(s) (first {}: {}); resyncing", config.service(),
+        how, differences.size(), shown, differences.subList(0, shown).stream().map(Object::toString)
+            .collect(java.util.stream.Collectors.joining("; ")));
+    resync("the audit " + how + " found " + differences.size() + " key(s) differing from etcd");
   }
 
   /** A cluster id change or a revision going backwards: the history we hold is not this store's. */

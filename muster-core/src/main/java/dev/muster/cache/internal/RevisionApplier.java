@@ -312,48 +312,65 @@ public final class RevisionApplier {
   public record KeyRevision(String key, long modRevision) {}
 
   /**
+   * One key where the applier and etcd disagree: the revision that last wrote it in etcd and in the applier, each
+   * {@code -1} where the key is absent ({@code excluded}: the applier holds it among the keys it excludes).
+   */
+  public record Difference(String key, long etcdRevision, long cacheRevision, boolean excluded) {
+    /**
+     * Whether this difference is a loss for certain when etcd's keys were read at a revision past the checkpoint
+     * {@code checkpoint}: etcd last wrote the key at or before the checkpoint, so every event that made it so was
+     * due by then. A key etcd wrote later, or one etcd no longer holds, may be an event still on its way.
+     */
+    public boolean certainAt(long checkpoint) {
+      return etcdRevision > 0 && etcdRevision <= checkpoint;
+    }
+
+    @Override
+    public String toString() {
+      if (cacheRevision < 0) {
+        return key + ": in etcd at " + etcdRevision + ", not in the cache";
+      }
+      if (etcdRevision < 0) {
+        return key + ": in the cache" + (excluded ? " (excluded)" : "") + " at " + cacheRevision + ", not in etcd";
+      }
+      return key + ": etcd wrote it at " + etcdRevision + ", the cache holds " + cacheRevision;
+    }
+  }
+
+  /**
    * The audit's comparison (docs/design-audit.md): the keys etcd holds under the prefix at some revision, with
    * their mod revisions, against what this applier holds (the set and the excluded keys). Returns each key that
-   * differs, described ("KEY: in etcd at REV, not in the cache", "KEY: in the cache at REV, not in etcd", "KEY: etcd
-   * wrote it at REV, the cache holds REV"), in etcd's order and then the cache's. O(n) time and a set of etcd's keys.
+   * differs, in etcd's order and then the cache's. O(n) time and a set of etcd's keys.
    */
-  public List<String> differences(List<KeyRevision> etcd) {
-    List<String> out = new ArrayList<>();
+  public List<Difference> differences(List<KeyRevision> etcd) {
+    List<Difference> out = new ArrayList<>();
     java.util.Set<String> theirs = new java.util.HashSet<>(etcd.size() * 2);
+    int notInCache = 0;
     for (KeyRevision k : etcd) {
       theirs.add(k.key());
       long mine = modRevisionOf(k.key());
       if (mine < 0) {
-        out.add(k.key() + ": in etcd at " + k.modRevision() + ", not in the cache");
+        out.add(new Difference(k.key(), k.modRevision(), -1, false));
+        notInCache++;
       } else if (mine != k.modRevision()) {
-        out.add(k.key() + ": etcd wrote it at " + k.modRevision() + ", the cache holds " + mine);
+        out.add(new Difference(k.key(), k.modRevision(), mine, excluded.containsKey(k.key())));
       }
     }
-    if (theirs.size() - countIn(out, ", not in the cache") != current.size() + excluded.size()) {
+    if (theirs.size() - notInCache != current.size() + excluded.size()) { // the applier holds a key etcd does not
       for (java.util.Iterator<Instance> it = current.instances().iterator(); it.hasNext(); ) {
         Instance i = it.next();
         String key = layout.instanceKey(i);
         if (!theirs.contains(key)) {
-          out.add(key + ": in the cache at " + current.modRevision(i.key()) + ", not in etcd");
+          out.add(new Difference(key, -1, current.modRevision(i.key()), false));
         }
       }
       for (Map.Entry<String, Long> e : excluded.entrySet()) {
         if (!theirs.contains(e.getKey())) {
-          out.add(e.getKey() + ": in the cache (excluded) at " + e.getValue() + ", not in etcd");
+          out.add(new Difference(e.getKey(), -1, e.getValue(), true));
         }
       }
     }
     return out;
-  }
-
-  private static int countIn(List<String> lines, String suffix) {
-    int n = 0;
-    for (String l : lines) {
-      if (l.endsWith(suffix)) {
-        n++;
-      }
-    }
-    return n;
   }
 
   /** The mod revision this applier holds for {@code key}: from the set, else from the excluded keys; -1 if none. */
