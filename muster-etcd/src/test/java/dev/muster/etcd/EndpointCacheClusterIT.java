@@ -89,6 +89,13 @@ class EndpointCacheClusterIT {
       long last = registry.put(registry.instance(3));
       registry.awaitMatches(cache, last, Duration.ofSeconds(30));
       await().atMost(Duration.ofSeconds(10)).until(() -> !cache.isStale());
+      // The member the cache talks to stayed up and answered "no leader": etcd kept the revision, and the connection
+      // was never at fault, so nothing was resynced and the client never replaced.
+      System.out.printf("majority lost and back: resyncs %d, connection %s%n", cache.resyncCount(),
+          muster.connectionStats());
+      assertThat(cache.resyncCount()).isZero();
+      assertThat(muster.connectionStats()).containsEntry("replaced.suspect", 0L)
+          .containsEntry("replaced.accepts_again", 0L);
     }
   }
 }

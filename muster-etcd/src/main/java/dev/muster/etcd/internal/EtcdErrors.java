@@ -40,12 +40,13 @@ final class EtcdErrors {
   /**
    * Whether {@code t} (or a cause) is etcd answering that the member has no leader ({@code etcdserver: no leader}:
    * a watch with {@code requireLeader}, or any call during an election). etcd answered: the connection works, and
-   * a new one would meet the same election.
+   * a new one would meet the same election. etcd sends it as UNAVAILABLE with that text and no other mark; its own Go
+   * client tells it by the text too ({@code rpctypes.ErrNoLeader}, matched by {@code ErrorDesc}), and so does this.
    */
   static boolean isNoLeader(Throwable t) {
     for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
       String m = c.getMessage();
-      if (m != null && m.contains("no leader")) {
+      if (m != null && m.contains("etcdserver: no leader")) {
         return true;
       }
     }
