@@ -63,7 +63,8 @@ final class ChaosCommand implements Callable<Integer> {
   Duration bound;
 
   @Option(names = "--out", paramLabel = "DIR", defaultValue = "chaos-out",
-      description = "Where failures.txt and summary.txt go (default ${DEFAULT-VALUE}).")
+      description = "Where failures.txt, summary.txt and caches.log (every cache's log from INFO up: breaks, resyncs,"
+          + " audit differences) go (default ${DEFAULT-VALUE}).")
   Path out;
 
   @Option(names = "--seeds-file", paramLabel = "FILE",
@@ -90,6 +91,7 @@ final class ChaosCommand implements Callable<Integer> {
     ChaosConfig config = new ChaosConfig(schedules, first, seeds, steps, members, side, bound, out,
         !noMinimize, negativeControl, upgradeFrom == null ? null
             : EtcdBinaryOptions.checked(upgradeFrom, "--upgrade-from"));
+    CacheWarnings.keepIn(out.resolve("caches.log"));
     Chaos.Outcome outcome = new Chaos(config, new PrintStream(System.out, true)).run();
     return outcome.passed() ? 0 : Errors.FAILURE;
   }

@@ -771,6 +771,9 @@ public final class CacheDriver {
       armAudit();
       return;
     }
+    log.info("audit of {} at progress revision {} past the checkpoint {}: {} key(s) may be events in flight (first:"
+        + " {}); looking again in {} ms", config.service(), at, checkpoint, unsure.size(), unsure.get(0),
+        config.progressTimeout().toMillis());
     auditStep = AuditStep.CONFIRM_WAIT;
     auditSuspects = unsure;
     auditSuspectsCheckpoint = checkpoint;
