@@ -27,6 +27,14 @@ import java.util.Objects;
  *     one idle lease per TTL, granted after each first registration with that TTL and replaced in the background
  *     after each use; it has no key, expires by itself when nobody uses it, and is revoked when the registry
  *     closes. A re-registration after a lost lease never uses it (default true)
+ * @param sharedLease put this registration's key on a lease the registry shares among its registrations with this
+ *     setting and the same TTL, as a ZooKeeper session or a Consul agent does, instead of a lease of its own. A
+ *     registration is then one etcd commit (its put) even in a burst, and the registry renews one lease per TTL
+ *     however many registrations use it. The price: a lost lease takes every registration on it down at once (each
+ *     registers again on a new shared lease), and {@code close()} deletes the key by itself (only if it is still
+ *     this registration's write) where a lease of its own would be revoked; the shared lease is revoked when its
+ *     last registration closes. The same id registered twice on one registry is refused as without it (default
+ *     false: a lease per registration, SPEC §3)
  */
 public record RegistrarConfig(
     Duration ttl,
@@ -38,7 +46,8 @@ public record RegistrarConfig(
     Duration retryBase,
     boolean shutdownHook,
     SigningKey signingKey,
-    boolean leaseAhead) {
+    boolean leaseAhead,
+    boolean sharedLease) {
 
   /** etcd refuses leases shorter than this (its minimum TTL). */
   public static final Duration MIN_TTL = Duration.ofSeconds(2);
@@ -117,6 +126,7 @@ public record RegistrarConfig(
     b.shutdownHook = shutdownHook;
     b.signingKey = signingKey;
     b.leaseAhead = leaseAhead;
+    b.sharedLease = sharedLease;
     return b;
   }
 
@@ -138,6 +148,7 @@ public record RegistrarConfig(
     private boolean shutdownHook = true;
     private SigningKey signingKey;
     private boolean leaseAhead = true;
+    private boolean sharedLease;
 
     private Builder() {}
 
@@ -208,13 +219,19 @@ public record RegistrarConfig(
       return this;
     }
 
+    /** Whether the key goes on the registry's shared lease (default false; see the record). */
+    public Builder sharedLease(boolean sharedLease) {
+      this.sharedLease = sharedLease;
+      return this;
+    }
+
     public RegistrarConfig build() {
       Objects.requireNonNull(ttl, "ttl");
       Duration keepalive = keepaliveInterval != null ? keepaliveInterval : keepaliveFor(ttl);
       Duration d = drain != null ? drain : drainFor(keepalive);
       Duration request = requestTimeout != null ? requestTimeout : requestTimeoutFor(keepalive);
       return new RegistrarConfig(ttl, keepalive, d, maxFailures, startTimeout, request, retryBase, shutdownHook,
-          signingKey, leaseAhead);
+          signingKey, leaseAhead, sharedLease);
     }
   }
 }

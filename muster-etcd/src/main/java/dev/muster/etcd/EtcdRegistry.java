@@ -206,9 +206,14 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
    * registrations' shared keepalive stream did, over all clients: {@code streams} opened, keepalives {@code sent} and
    * {@code answered}, streams {@code ended} (broken, or closed with their client), keepalives {@code failed}
    * by a stream's end and those {@code resent} on a new one, and the {@code tokens} it carried (docs/design-registrations.md, section 3).
+   * {@code shared_lease.*} count the leases shared by registrations with {@code RegistrarConfig.sharedLease}:
+   * {@code grants}, keepalive {@code round_trips} made for them, keepalives answered without one ({@code coalesced}),
+   * and the shared leases {@code live} now.
    */
   public java.util.Map<String, Long> connectionStats() {
-    return connection.stats();
+    java.util.Map<String, Long> stats = new java.util.LinkedHashMap<>(connection.stats());
+    stats.putAll(leasesAhead.shared().stats());
+    return stats;
   }
 
   /** The shared connection itself (for tests that report to it as a cache or registration would). */

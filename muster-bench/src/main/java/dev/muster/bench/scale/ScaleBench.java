@@ -174,7 +174,8 @@ public final class ScaleBench {
    */
   public record Providers(int providers, int jvms, double allVisibleMs, double registeredMs, Load before,
       Load after, long restartMs, long removedDuringRestart, long leasesLost, long unreachable,
-      double rawAllVisibleMs, double rawRegisteredMs) {}
+      double rawAllVisibleMs, double rawRegisteredMs, double sharedAllVisibleMs, double sharedRegisteredMs,
+      Load shared) {}
 
   /**
    * Curator's providers: {@code providers} sessions registered at once, until all visible in one cache, and what
@@ -225,6 +226,12 @@ public final class ScaleBench {
             + " lease(s) lost, %d registrar(s) saw etcd unreachable%n", p.restartMs(), p.removedDuringRestart(),
             p.leasesLost(), p.unreachable());
         load(out, "  keepalives, after restart", p.after());
+        if (!Double.isNaN(p.sharedAllVisibleMs())) {
+          out.printf(Locale.ROOT, "  with RegistrarConfig.sharedLease (one lease per provider JVM, live before GO as a Curator session is):"
+              + " all visible %.0f ms after GO, the last register() returned at %.0f ms; %.2fx the floor%n",
+              p.sharedAllVisibleMs(), p.sharedRegisteredMs(), p.sharedAllVisibleMs() / p.rawAllVisibleMs());
+          load(out, "  keepalives, steady, shared leases", p.shared());
+        }
       }
       if (curatorProviders != null) {
         CuratorProviders c = curatorProviders;
@@ -275,6 +282,10 @@ public final class ScaleBench {
         String m = p.providers() + " providers";
         report.csvRow("scale", m + ": all visible after GO", "ms", "muster", "", "", "", "", num(p.allVisibleMs()));
         report.csvRow("scale", m + ": all visible after GO", "ms", "raw floor", "", "", "", "", num(p.rawAllVisibleMs()));
+        if (!Double.isNaN(p.sharedAllVisibleMs())) {
+          report.csvRow("scale", m + ": all visible after GO", "ms", "muster, shared lease", "", "", "", "",
+              num(p.sharedAllVisibleMs()));
+        }
         for (var e : List.of(java.util.Map.entry("steady", p.before()), java.util.Map.entry("after restart",
             p.after()))) {
           Load l = e.getValue();
@@ -529,7 +540,29 @@ public final class ScaleBench {
         }
       }
       providers = new Providers(total, plan.jvms(), muster.allVisibleMs(), muster.registeredMs(), before, after,
-          restartMs, removed.get() - removed0, lost, unreachable, raw.allVisibleMs(), raw.registeredMs());
+          restartMs, removed.get() - removed0, lost, unreachable, raw.allVisibleMs(), raw.registeredMs(), Double.NaN,
+          Double.NaN, null);
+    }
+    // Last, the same burst with RegistrarConfig.sharedLease, once the default burst's leases (killed with their JVMs
+    // above, so not revoked) have expired and their deletes cannot fall into it.
+    try (EtcdRegistry consumer = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()))) {
+      EndpointCache left = consumer.watch(CacheConfig.builder(SERVICE + "-providers").build());
+      left.awaitReady(Duration.ofSeconds(30));
+      Wait.until("the default burst's leases to expire", Duration.ofSeconds(60), Duration.ofMillis(100),
+          () -> left.current().isEmpty());
+    }
+    progress.printf("scale: %,d providers in %d JVMs with shared leases...%n", total, plan.jvms());
+    try (EtcdRegistry consumer = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()));
+        Burst shared = burst(etcd, consumer, ScaleProviders.class, SERVICE + "-shared", "shared", new AtomicLong(),
+            List.of(ScaleProviders.SHARED))) {
+      progress.printf(Locale.ROOT, "scale: shared leases: all %,d visible %.0f ms after GO%n", total,
+          shared.allVisibleMs());
+      Wait.sleep(Duration.ofSeconds(6)); // past the first keepalive of every registration
+      Load load = load(member, shared.jvms());
+      Providers p = providers;
+      providers = new Providers(p.providers(), p.jvms(), p.allVisibleMs(), p.registeredMs(), p.before(), p.after(),
+          p.restartMs(), p.removedDuringRestart(), p.leasesLost(), p.unreachable(), p.rawAllVisibleMs(),
+          p.rawRegisteredMs(), shared.allVisibleMs(), shared.registeredMs(), load);
     }
   }
 
@@ -540,6 +573,12 @@ public final class ScaleBench {
    */
   private Burst burst(EtcdCluster etcd, EtcdRegistry consumer, Class<?> main, String service, String name,
       AtomicLong removed) {
+    return burst(etcd, consumer, main, service, name, removed, List.of());
+  }
+
+  /** As above; {@code extra} arguments follow the JVMs' usual ones. */
+  private Burst burst(EtcdCluster etcd, EtcdRegistry consumer, Class<?> main, String service, String name,
+      AtomicLong removed, List<String> extra) {
     int per = plan.providers() / plan.jvms();
     int total = per * plan.jvms();
     Path go = dir.resolve(name + ".go");
@@ -562,8 +601,10 @@ public final class ScaleBench {
     List<ChildProcess> jvms = new ArrayList<>();
     try {
       for (int j = 0; j < plan.jvms(); j++) {
-        jvms.add(Jvms.start(dir, name + "-" + j, WatcherFleet.FLAGS, main.getName(),
-            List.of(etcd.endpointsString(), service, "p" + j + "-", Integer.toString(per), go.toString())));
+        List<String> args = new ArrayList<>(List.of(etcd.endpointsString(), service, "p" + j + "-",
+            Integer.toString(per), go.toString()));
+        args.addAll(extra);
+        jvms.add(Jvms.start(dir, name + "-" + j, WatcherFleet.FLAGS, main.getName(), args));
       }
       Wait.until(plan.jvms() + " " + name + " JVMs to connect", READY_LIMIT, Duration.ofMillis(50),
           () -> alive(jvms).stream().allMatch(j -> j.json().has("connected")));

@@ -8,6 +8,7 @@ import dev.muster.etcd.EtcdRegistry;
 import dev.muster.etcd.internal.NegativeControls;
 import dev.muster.registry.Instance;
 import dev.muster.registry.RegistrarConfig;
+import dev.muster.registry.Registration;
 import dev.muster.registry.RegistrationEvent;
 import dev.muster.registry.internal.RegistrarControls;
 import dev.muster.testing.JsonLog;
@@ -31,25 +32,29 @@ import java.util.concurrent.atomic.AtomicLong;
  *       registrars' own timing), and the registration events other than keepalives counted so far.
  * </ul>
  *
- * <p>Usage: {@code ScaleProviders ENDPOINTS SERVICE ID_PREFIX COUNT GO}. It runs until it is stopped (SIGKILL:
- * the leases then expire in etcd).
+ * <p>Usage: {@code ScaleProviders ENDPOINTS SERVICE ID_PREFIX COUNT GO [shared]}; {@code shared} registers with
+ * {@code RegistrarConfig.sharedLease}, so the JVM's registrations share one lease (granted by the warm-up, before
+ * GO). It runs until it is stopped (SIGKILL: the leases then expire in etcd).
  */
 public final class ScaleProviders {
   /** How often the keepalive answer times are printed, in microseconds. */
   static final long REPORT_MICROS = 5_000_000;
+  /** The optional last argument: register with {@code RegistrarConfig.sharedLease}. */
+  static final String SHARED = "shared";
 
   private ScaleProviders() {}
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 5) {
-      System.err.println("usage: ScaleProviders ENDPOINTS SERVICE ID_PREFIX COUNT GO");
+    if (args.length != 5 && !(args.length == 6 && SHARED.equals(args[5]))) {
+      System.err.println("usage: ScaleProviders ENDPOINTS SERVICE ID_PREFIX COUNT GO [shared]");
       System.exit(2);
     }
+    boolean shared = args.length == 6;
     PrintStream out = System.out;
     int count = Integer.parseInt(args[3]);
     Path go = Path.of(args[4]);
     RegistrarConfig config = RegistrarConfig.builder().drain(Duration.ZERO).shutdownHook(false)
-        .startTimeout(Duration.ofSeconds(60)).build();
+        .startTimeout(Duration.ofSeconds(60)).sharedLease(shared).build();
     RegistrarControls controls = RegistrarControls.PRODUCTION.withReportKeepalives(true);
     List<Long> answers = new ArrayList<>();
     AtomicLong unreachable = new AtomicLong();
@@ -59,8 +64,12 @@ public final class ScaleProviders {
     EtcdRegistry registry = EtcdRegistry.connect(EtcdConfig.of(args[0]));
     // One registration first, closed at once: a provider that has been up a while has loaded and compiled this
     // path; the measured registrations should not include a cold JVM's first call.
-    registry.register(Instance.of(args[1] + "-warmup", "127.0.0.1", 19_999).id(args[2] + "warmup"), config,
-        event -> { }).close();
+    Registration warmup = registry.register(Instance.of(args[1] + "-warmup", "127.0.0.1", 19_999)
+        .id(args[2] + "warmup"), config, event -> { });
+    if (!shared) {
+      warmup.close();
+    } // with a shared lease the warm-up stays: its lease is the JVM's, live before GO as a ZooKeeper session is
+
     print(out, JsonLog.entry("connected", Instant.now()).put("count", count));
     GoSignal.awaitThenRegister(go, count, i -> NegativeControls.register(registry,
         Instance.of(args[1], "127.0.0.1", 20_000 + i).id(args[2] + i), config, controls, event -> {

@@ -62,6 +62,21 @@ final class EtcdOps {
         PutOption.builder().withLeaseId(lease).build()), timeout).getHeader().getRevision();
   }
 
+  /** Deletes {@code key} if its mod revision is {@code modRevision}; returns the revision after. */
+  static long deleteIf(Client c, String key, long modRevision, Duration timeout) {
+    ByteSequence k = bytes(key);
+    return await("delete " + key, c.getKVClient().txn()
+        .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.modRevision(modRevision)))
+        .Then(Op.delete(k, io.etcd.jetcd.options.DeleteOption.DEFAULT))
+        .commit(), timeout).getHeader().getRevision();
+  }
+
+  /** The mod revision of {@code key}, empty when it does not exist. */
+  static java.util.OptionalLong modRevision(Client c, String key, Duration timeout) {
+    return await("read " + key, c.getKVClient().get(bytes(key), GetOption.builder().withKeysOnly(true).build()),
+        timeout).getKvs().stream().mapToLong(KeyValue::getModRevision).findFirst();
+  }
+
   /** Revokes the lease (its keys are deleted at once); returns the revision of the deletion. */
   static long revoke(Client c, long lease, Duration timeout) {
     return await("revoke lease " + Long.toHexString(lease), c.getLeaseClient().revoke(lease), timeout)

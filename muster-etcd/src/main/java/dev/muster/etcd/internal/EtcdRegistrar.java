@@ -72,8 +72,11 @@ public final class EtcdRegistrar implements Registration {
     this.key = layout.instanceKey(instance);
     this.servicePrefix = layout.servicePrefix(instance.namespace(), instance.service());
     this.config = config;
+    JetcdIo own = new JetcdIo();
+    RegistrarDriver.Io io = config.sharedLease()
+        ? leasesAhead.shared().io(key, config.keepaliveInterval(), own, own) : own;
     this.driver = new RegistrarDriver(key, connection.config().endpoints().toString(), instance, config, controls,
-        new JetcdIo(), this::schedule, clock, nanoTime, random, listener);
+        io, this::schedule, clock, nanoTime, random, listener);
     this.shutdownHook = config.shutdownHook() ? new Thread(this::closeFromHook, "muster-registrar-stop-"
         + instance.id()) : null;
     this.loop = loopsAhead.take("muster-registrar-" + instance.id()); // last: nothing above may leave it running
@@ -230,7 +233,7 @@ public final class EtcdRegistrar implements Registration {
   }
 
   /** The driver's calls, each a blocking jetcd call on the loop thread, bounded by the request timeout. */
-  private final class JetcdIo implements RegistrarDriver.Io {
+  private final class JetcdIo implements RegistrarDriver.Io, SharedLeases.KeyOps {
     /** The client of the last call: the one a failure report is about. */
     private Client used;
     /** When that call started ({@link System#nanoTime()}): any success on {@code used} after it outvotes it. */
@@ -344,6 +347,24 @@ public final class EtcdRegistrar implements Registration {
     public Optional<Duration> remaining(long lease) {
       try {
         return call(c -> EtcdOps.remaining(c, lease, config.requestTimeout()));
+      } catch (EtcdCallException e) {
+        throw mapped(e);
+      }
+    }
+
+    @Override
+    public long deleteIf(String key, long modRevision) {
+      try {
+        return call(c -> EtcdOps.deleteIf(c, key, modRevision, config.requestTimeout()));
+      } catch (EtcdCallException e) {
+        throw mapped(e);
+      }
+    }
+
+    @Override
+    public java.util.OptionalLong modRevision(String key) {
+      try {
+        return call(c -> EtcdOps.modRevision(c, key, config.requestTimeout()));
       } catch (EtcdCallException e) {
         throw mapped(e);
       }

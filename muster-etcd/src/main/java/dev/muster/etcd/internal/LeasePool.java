@@ -50,11 +50,18 @@ public final class LeasePool implements AutoCloseable {
   /** TTLs (seconds) with a grant in flight. */
   private final Set<Long> granting = new HashSet<>();
   private boolean closed;
+  private final SharedLeases shared;
 
   public LeasePool(EtcdConnection connection, LongSupplier nanoTime) {
     this.connection = connection;
     this.requestTimeout = connection.config().requestTimeout();
     this.nanoTime = nanoTime;
+    this.shared = new SharedLeases(nanoTime);
+  }
+
+  /** The leases this registry shares among its registrations that ask for it ({@code RegistrarConfig.sharedLease}). */
+  public SharedLeases shared() {
+    return shared;
   }
 
   /**
