@@ -348,10 +348,15 @@ final class ScheduleRun {
         .version(n % 2 == 0 ? "v1" : "v2").id("r" + n).registeredAt(REGISTERED_AT);
   }
 
-  private RegistrarConfig registrarConfig(Duration drain) {
+  /**
+   * The registrations' config. The odd-numbered ones share the registry's lease ({@code RegistrarConfig
+   * .sharedLease}), so every schedule with two of them runs a shared lease through its faults, and a duplicate of
+   * one is refused on the registry that holds it.
+   */
+  private RegistrarConfig registrarConfig(int n, Duration drain) {
     return RegistrarConfig.builder().ttl(Duration.ofSeconds(2)).keepaliveInterval(Duration.ofMillis(500))
         .requestTimeout(Duration.ofMillis(500)).retryBase(Duration.ofMillis(50)).drain(drain)
-        .startTimeout(config.bound()).shutdownHook(false).build();
+        .startTimeout(config.bound()).shutdownHook(false).sharedLease(n % 2 == 1).build();
   }
 
   private String register(int n, int variant) {
@@ -361,7 +366,10 @@ final class ScheduleRun {
     List<RegistrationEvent> seen = new CopyOnWriteArrayList<>();
     RegistrationListener listener = seen::add;
     Instance instance = registrationInstance(n);
-    RegistrarConfig rc = registrarConfig(variant == 0 ? Duration.ZERO : Duration.ofMillis(300));
+    RegistrarConfig rc = registrarConfig(n, variant == 0 ? Duration.ZERO : Duration.ofMillis(300));
+    if (rc.sharedLease()) {
+      tally.add("registrations on a shared lease");
+    }
     Registration r;
     try {
       r = registry.register(instance, rc, listener);
@@ -435,7 +443,7 @@ final class ScheduleRun {
     List<RegistrationEvent> seen = new CopyOnWriteArrayList<>();
     Registration dup;
     try {
-      dup = registry.register(impostor, registrarConfig(Duration.ZERO).toBuilder()
+      dup = registry.register(impostor, registrarConfig(n, Duration.ZERO).toBuilder()
           .startTimeout(Duration.ofSeconds(10)).build(), seen::add);
     } catch (DuplicateInstanceException e) {
       Optional<KeyValue> now = oracle.get(key);
