@@ -507,7 +507,7 @@ public final class ScaleBench {
       try (Burst started = burst(etcd, consumer, ScaleRawProviders.class, SERVICE + "-raw", "raw", rawRemoved)) {
         raw = started;
       }
-      // The raw leases (5 s, never renewed) expire before Muster's burst, so their expiry is not in its figures.
+      // The raw leases (15 s, never renewed) expire before Muster's burst, so their expiry is not in its figures.
       Wait.until("the raw floor's leases to expire", Duration.ofSeconds(60), Duration.ofMillis(100),
           () -> raw.cache().current().isEmpty());
     }
@@ -608,13 +608,24 @@ public final class ScaleBench {
       }
       Wait.until(plan.jvms() + " " + name + " JVMs to connect", READY_LIMIT, Duration.ofMillis(50),
           () -> alive(jvms).stream().allMatch(j -> j.json().has("connected")));
+      long etcdPid = etcd.member(0).pid().orElseThrow();
+      double etcd0 = ProcStats.cpuSeconds(etcdPid);
+      double jvms0 = jvms.stream().mapToDouble(j -> ProcStats.cpuSeconds(j.pid())).sum();
+      double self0 = ProcStats.cpuSeconds(ProcessHandle.current().pid());
+      long n0 = System.nanoTime();
       long t0 = ScaleWatchers.epochMicros();
       Files.createFile(go);
       Wait.until("all " + total + " " + name + " in the cache", Duration.ofMinutes(3), Duration.ofMillis(50),
           () -> full.get() != 0 && alive(jvms).stream().allMatch(j -> j.json().has("registered")));
+      double wall = (System.nanoTime() - n0) / 1e9;
+      Cpu cpu = new Cpu(wall, ProcStats.cpuSeconds(etcdPid) - etcd0,
+          jvms.stream().mapToDouble(j -> ProcStats.cpuSeconds(j.pid())).sum() - jvms0,
+          ProcStats.cpuSeconds(ProcessHandle.current().pid()) - self0);
       double allVisible = (full.get() - t0) / 1000.0;
       double registered = (jvms.stream().mapToLong(j -> j.json().firstEvent("registered").orElseThrow()
           .path("ts_us").asLong()).max().orElseThrow() - t0) / 1000.0;
+      progress.printf(Locale.ROOT, "scale: %s burst: %s%n", name, cpu);
+      notes.add(name + " burst: " + cpu);
       return new Burst(allVisible, registered, jvms, cache);
     } catch (IOException e) {
       jvms.forEach(ChildProcess::close);
@@ -629,6 +640,19 @@ public final class ScaleBench {
    * A burst of registrations: when all were visible and registered, the JVMs that made them (closed here), and the
    * cache that saw them (closed with its registry).
    */
+  /**
+   * Where a burst's CPU went, from GO until every registration was visible and returned (/proc, polled every 50 ms,
+   * so the window is up to 50 ms longer than the burst): etcd, the provider JVMs together, and the bench's own JVM
+   * (its consumer cache among other things). On this machine's 2 cores, a sum near 2 × wall means CPU-bound.
+   */
+  private record Cpu(double wallSeconds, double etcd, double providers, double bench) {
+    @Override
+    public String toString() {
+      return String.format(Locale.ROOT, "CPU over %.2f s: etcd %.2f s, provider JVMs %.2f s, bench JVM %.2f s"
+          + " (%.2f of 2 cores)", wallSeconds, etcd, providers, bench, (etcd + providers + bench) / wallSeconds);
+    }
+  }
+
   private record Burst(double allVisibleMs, double registeredMs, List<ChildProcess> jvms, EndpointCache cache)
       implements AutoCloseable {
     @Override
@@ -704,10 +728,18 @@ public final class ScaleBench {
       }
       Wait.until(plan.jvms() + " Curator session JVMs to connect", READY_LIMIT, Duration.ofMillis(50),
           () -> alive(jvms).stream().allMatch(j -> j.json().has("connected")));
+      double zk0 = ProcStats.cpuSeconds(zk.pid());
+      double jvms0 = jvms.stream().mapToDouble(j -> ProcStats.cpuSeconds(j.pid())).sum();
+      double self0 = ProcStats.cpuSeconds(ProcessHandle.current().pid());
+      long burst0 = System.nanoTime();
       long t0 = ScaleWatchers.epochMicros();
       Files.createFile(go);
       Wait.until("all " + total + " Curator sessions' instances in the cache", Duration.ofMinutes(3),
           Duration.ofMillis(50), () -> full.get() != 0 && alive(jvms).stream().allMatch(j -> j.json().has("registered")));
+      Cpu cpu = new Cpu((System.nanoTime() - burst0) / 1e9, ProcStats.cpuSeconds(zk.pid()) - zk0,
+          jvms.stream().mapToDouble(j -> ProcStats.cpuSeconds(j.pid())).sum() - jvms0,
+          ProcStats.cpuSeconds(ProcessHandle.current().pid()) - self0);
+      notes.add("Curator sessions burst (the 'etcd' figure is ZooKeeper's): " + cpu);
       double allVisible = (full.get() - t0) / 1000.0;
       double registered = (jvms.stream().mapToLong(j -> j.json().firstEvent("registered").orElseThrow()
           .path("ts_us").asLong()).max().orElseThrow() - t0) / 1000.0;

@@ -25,14 +25,16 @@ import java.util.concurrent.TimeUnit;
  * each registration as bare jetcd calls: a lease grant, then the put-if-absent
  * transaction Muster sends ({@code if create_revision(key) == 0 then put(key, value, lease) else get(key)}), with
  * the same key and value encoding. No keepalives, no registrar: what etcd and jetcd cost for the same burst. The
- * leases are of 5 s and never renewed, so the bench can wait for them to expire before Muster's burst. It
+ * leases are of 15 s (Muster's default TTL) and never renewed, so the bench can wait for them to expire before
+ * Muster's burst; a burst slower than 5 s (a busy machine, a JFR recording) had its first keys expire before its
+ * last were put, and "all visible at once" never came. It
  * prints {@code connected} (after one warm-up grant and transaction) and {@code registered} (every registration's
  * transaction answered, and when the last was, epoch microseconds) as JSON lines.
  *
  * <p>Usage: {@code ScaleRawProviders ENDPOINTS SERVICE ID_PREFIX COUNT GO}; it runs until it is stopped.
  */
 public final class ScaleRawProviders {
-  private static final long TTL_SECONDS = 5;
+  private static final long TTL_SECONDS = 15;
   private static final long TIMEOUT_SECONDS = 60;
 
   private ScaleRawProviders() {}

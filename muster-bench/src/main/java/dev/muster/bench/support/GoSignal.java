@@ -23,14 +23,18 @@ public final class GoSignal {
 
   private GoSignal() {}
 
-  /** Waits until {@code go} exists, then runs {@code register} for 0 ≤ i < {@code count} and waits for all. */
+  /**
+   * Waits until {@code go} exists, then runs {@code register} for 0 ≤ i < {@code count} and waits for all; the burst
+   * is profiled when the JVM was asked to ({@link BurstProfile}).
+   */
   public static void awaitThenRegister(Path go, int count, Registering register)
       throws InterruptedException, ExecutionException {
+    BurstProfile profile = BurstProfile.start(); // before GO: starting JFR is not in the burst
     while (!Files.exists(go)) {
       Thread.sleep(2);
     }
     ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-    try {
+    try (profile) {
       List<Future<?>> done = new ArrayList<>();
       for (int i = 0; i < count; i++) {
         int index = i;

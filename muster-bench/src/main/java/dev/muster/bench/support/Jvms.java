@@ -24,11 +24,23 @@ public final class Jvms {
     return start(dir, name, PROVIDER_FLAGS, mainClass, args);
   }
 
+  /**
+   * An environment variable naming a directory: when set, each child JVM that profiles its burst ({@link
+   * BurstProfile}) writes a JFR recording of it there as {@code NAME.jfr}. Unset in every committed run.
+   */
+  public static final String JFR_ENV = "MUSTER_BENCH_JFR";
+
   /** As {@link #start(Path, String, String, List)}, with {@code jvmFlags} instead of {@link #PROVIDER_FLAGS}. */
   public static ChildProcess start(Path dir, String name, List<String> jvmFlags, String mainClass,
       List<String> args) {
     List<String> rest = new ArrayList<>(List.of("-cp", System.getProperty("java.class.path"), mainClass));
     rest.addAll(args);
+    String jfr = System.getenv(JFR_ENV);
+    if (jfr != null && !jfr.isBlank()) { // a profile of each child JVM, for where a step's time goes
+      List<String> withJfr = new ArrayList<>(jvmFlags);
+      withJfr.add("-D" + BurstProfile.PROPERTY + "=" + Path.of(jfr).toAbsolutePath().resolve(name + ".jfr"));
+      jvmFlags = withJfr;
+    }
     return ChildProcess.start(name, ChildProcess.javaCommand(jvmFlags, rest), dir.resolve(name + ".out"),
         dir.resolve(name + ".err"));
   }
