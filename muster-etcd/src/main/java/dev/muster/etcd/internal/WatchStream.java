@@ -46,8 +46,9 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. {@link #watch} is called on a cache's loop and returns at once when a stream is open; opening one
  * (capturing jetcd's channel, choosing a token) is done by one caller at a time, with no lock held, as a managed
  * blocker of the delivery pool, within the caller's timeout, while other callers wait for it. One lock, this object's
- * monitor, guards the streams, their id → watch maps and their writes (grpc-java buffers a write without blocking;
- * a {@code StreamObserver} must not be written from two threads at once). It is held for no I/O and no callback.
+ * monitor, guards the streams, their id → watch maps, their writes and cancels (grpc-java buffers a write without
+ * blocking and delivers a cancel's outcome on its own executor; a {@code StreamObserver} must not be written from two
+ * threads at once). It is held for no I/O and no callback.
  * Responses arrive on gRPC's thread, one at a time per stream; each is routed under the lock and handed to its
  * {@link Target}s after the lock is released. A target only hands the response to its cache's loop, so one slow
  * cache never holds the stream. {@link #close()} may be called from any thread.
@@ -629,7 +630,6 @@ final class WatchStream implements AutoCloseable {
 
     /** A retired stream without watches: ends quietly. */
     private void finish() {
-      ClientCallStreamObserver<WatchRequest> call;
       synchronized (WatchStream.this) {
         if (ended) {
           return;
@@ -639,16 +639,14 @@ final class WatchStream implements AutoCloseable {
         watches.clear();
         unacknowledged.clear();
         askers.clear();
-        call = requests;
+        requests.cancel("the retired watch stream has no watch left", null); // its onError finds it ended
       }
       counters.ended.increment();
-      call.cancel("the retired watch stream has no watch left", null);
     }
 
     /** Ends the stream with {@code t}, once: every watch on it fails (see {@link #streamFailure}). */
     void end(Throwable t, boolean cancel) {
       List<Watch> failing;
-      ClientCallStreamObserver<WatchRequest> call;
       synchronized (WatchStream.this) {
         if (ended) {
           return;
@@ -670,10 +668,9 @@ final class WatchStream implements AutoCloseable {
         watches.clear();
         unacknowledged.clear();
         askers.clear();
-        call = cancel ? requests : null;
-      }
-      if (call != null) {
-        call.cancel("Muster ended the watch stream", t);
+        if (cancel) {
+          requests.cancel("Muster ended the watch stream", t); // as every write, under the lock
+        }
       }
       counters.ended.increment();
       log.debug("the watch stream on {} ended ({} watch(es) on it): {}", client, failing.size(),
