@@ -1,6 +1,5 @@
 package dev.muster.etcd.internal;
 
-import com.google.protobuf.UnknownFieldSet;
 import dev.muster.etcd.EtcdConfig;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.api.WatchCancelRequest;
@@ -9,8 +8,6 @@ import io.etcd.jetcd.api.WatchGrpc;
 import io.etcd.jetcd.api.WatchProgressRequest;
 import io.etcd.jetcd.api.WatchRequest;
 import io.etcd.jetcd.api.WatchResponse;
-import io.etcd.jetcd.common.exception.EtcdExceptionFactory;
-import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.options.LeaseOption;
 import io.grpc.Channel;
 import io.grpc.Metadata;
@@ -36,8 +33,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /*
- * Longer than most files here: the stream's states, the routing of every kind of response and the progress
- * bookkeeping are one state machine, read together.
+ * Longer than our 500-line guide: the stream's states, the routing of every kind of response and the progress
+ * bookkeeping are one state machine, read together; what etcd's messages mean is in WatchMessages.
  */
 /**
  * Every endpoint cache's watch on one client generation, on one bidirectional {@code Watch/Watch} stream that Muster
@@ -88,8 +85,6 @@ final class WatchStream implements AutoCloseable {
   private static final Metadata.Key<String> TOKEN = Metadata.Key.of("token", Metadata.ASCII_STRING_MARSHALLER);
   private static final Metadata.Key<String> HAS_LEADER = Metadata.Key.of("hasleader",
       Metadata.ASCII_STRING_MARSHALLER);
-  /** etcd's number of {@code WatchCreateRequest.watch_id}, a field jetcd 0.8.6's generated class does not know. */
-  private static final int WATCH_ID_FIELD = 7;
   /** A create that finds its stream retired or ended just now tries the next one, this many times in all. */
   private static final int CREATE_TRIES = 3;
 
@@ -334,49 +329,6 @@ final class WatchStream implements AutoCloseable {
     return Math.max(0, deadline - System.nanoTime());
   }
 
-  /** The create with etcd's {@code watch_id} set as an unknown field (jetcd 0.8.6's class has no such field). */
-  private static WatchRequest createRequest(WatchCreateRequest.Builder create, long id) {
-    create.setUnknownFields(UnknownFieldSet.newBuilder()
-        .addField(WATCH_ID_FIELD, UnknownFieldSet.Field.newBuilder().addVarint(id).build()).build());
-    return WatchRequest.newBuilder().setCreateRequest(create).build();
-  }
-
-  /**
-   * What jetcd's watcher gave its listener for a create etcd refused: CANCELLED with etcd's reason (permission
-   * denied, invalid auth token), or INTERNAL when etcd could not create it (the id −1).
-   */
-  private static Throwable refusal(WatchResponse r) {
-    if (r.getWatchId() == -1 && r.getCancelReason().isEmpty()) {
-      return EtcdExceptionFactory.newEtcdException(ErrorCode.INTERNAL, "etcd server failed to create watch id");
-    }
-    return Status.CANCELLED.withDescription(r.getCancelReason()).asRuntimeException();
-  }
-
-  /** What jetcd's watcher gave its listener for a watch etcd cancelled after creating it. */
-  private static Throwable cancellation(WatchResponse r) {
-    if (r.getCompactRevision() != 0) {
-      return EtcdExceptionFactory.newCompactedException(r.getCompactRevision());
-    }
-    if (r.getCancelReason().isEmpty()) {
-      return EtcdExceptionFactory.newEtcdException(ErrorCode.OUT_OF_RANGE,
-          "etcdserver: mvcc: required revision is a future revision");
-    }
-    return EtcdExceptionFactory.newEtcdException(ErrorCode.FAILED_PRECONDITION, r.getCancelReason());
-  }
-
-  /**
-   * What a watch on a stream that ended with {@code t} gets: etcd's "no leader" and its refusals as they are; any
-   * other end (the connection broke, etcd ended the stream, gRPC cancelled it) as UNAVAILABLE, as jetcd's watchers
-   * failed when the connection under them broke.
-   */
-  private static Throwable streamFailure(Throwable t) {
-    if (EtcdErrors.isNoLeader(t) || EtcdErrors.classify(t) != EtcdErrors.Kind.UNAVAILABLE) {
-      return t;
-    }
-    return Status.UNAVAILABLE.withDescription("the watch stream broke: " + EtcdErrors.describe(t)).withCause(t)
-        .asRuntimeException();
-  }
-
   /** One Watch call: its request side and its watches. Every field is guarded by WatchStream.this. */
   private final class Stream implements ClientResponseObserver<WatchRequest, WatchResponse> {
     private final String token; // the token it was opened with, or null
@@ -414,7 +366,7 @@ final class WatchStream implements AutoCloseable {
         long id = ids.incrementAndGet();
         Watch w = new Watch(id, target, this);
         try {
-          requests.onNext(createRequest(create, id));
+          requests.onNext(WatchMessages.create(create, id));
           watches.put(id, w);
           unacknowledged.add(w);
           active++;
@@ -510,7 +462,7 @@ final class WatchStream implements AutoCloseable {
             if (!w.cancelling) {
               active--;
               one = w;
-              failure = refusal(r);
+              failure = WatchMessages.refusal(r);
             }
             if (token != null) { // the token may be why (3.4 says "permission denied" for an expired one)
               tokens.refused(token);
@@ -528,7 +480,7 @@ final class WatchStream implements AutoCloseable {
           if (!w.cancelling) {
             active--;
             one = w;
-            failure = cancellation(r);
+            failure = WatchMessages.cancellation(r);
             if (r.getCompactRevision() != 0) {
               moving = retireLocked("etcd cancelled watch " + id + " on it as compacted");
             }
@@ -644,7 +596,7 @@ final class WatchStream implements AutoCloseable {
       counters.ended.increment();
     }
 
-    /** Ends the stream with {@code t}, once: every watch on it fails (see {@link #streamFailure}). */
+    /** Ends the stream with {@code t}, once: every watch on it fails (see {@link WatchMessages#streamFailure}). */
     void end(Throwable t, boolean cancel) {
       List<Watch> failing;
       synchronized (WatchStream.this) {
@@ -675,7 +627,7 @@ final class WatchStream implements AutoCloseable {
       counters.ended.increment();
       log.debug("the watch stream on {} ended ({} watch(es) on it): {}", client, failing.size(),
           EtcdErrors.describe(t));
-      Throwable why = streamFailure(t);
+      Throwable why = WatchMessages.streamFailure(t);
       for (Watch w : failing) {
         counters.failed.increment();
         w.target.onFailed(w, why);
