@@ -68,10 +68,11 @@ import org.slf4j.LoggerFactory;
  * <h2>Threading</h2>
  * Two sequential executors over the process's {@link DeliveryPool} (issue 19 §2), not threads of its own:
  * <ul>
- *   <li>the <b>loop</b> runs the driver and every jetcd call: each driver input, each timer (handed over by the
- *       pool's timer thread) and each jetcd callback (which only hops onto it), one at a time, in order. A range's
- *       waits for its pages are its only blocking calls (at most the request timeout per page); each runs as a
- *       managed blocker, so it never holds up another cache;
+ *   <li>the <b>loop</b> runs the driver and every etcd call: each driver input, each timer (handed over by the
+ *       pool's timer thread) and each jetcd or {@link WatchStream} callback (which only hops onto it), one at a time,
+ *       in order. A range's waits for its pages, and a watch that has to open its client's stream first, are its
+ *       only blocking calls (at most the request timeout each); each runs as a managed blocker, so it never holds up
+ *       another cache;
  *   <li>the <b>notifier</b> runs the listeners through a {@link CacheNotifier}, one call at a time, in order, so a
  *       slow listener never delays the cache (the notifier coalesces publications it falls behind on). With a
  *       {@link CacheConfig#listenerExecutor()} it is a sequential executor over that one instead, so listeners that
