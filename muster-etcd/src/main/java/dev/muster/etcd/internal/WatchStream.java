@@ -78,13 +78,16 @@ import org.slf4j.LoggerFactory;
  * <p>Progress is per stream: a request is answered once, with the id −1, covering the watches whose creates were
  * written before it. One request is outstanding at a time; its answer goes to every watch with an id up to the
  * highest one written when it was sent, and a later watch that asked meanwhile gets a second request when the first
- * is answered.
+ * is answered. A request unanswered after {@link #PROGRESS_RESEND} is written again, every as long: 3.5 never answers
+ * one that comes while a watch of the stream is unsynced, where 3.4 answers at once.
  */
 final class WatchStream implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WatchStream.class);
   private static final Metadata.Key<String> TOKEN = Metadata.Key.of("token", Metadata.ASCII_STRING_MARSHALLER);
   private static final Metadata.Key<String> HAS_LEADER = Metadata.Key.of("hasleader",
       Metadata.ASCII_STRING_MARSHALLER);
+  /** A progress request unanswered this long is written again (see {@link Stream#resendProgress}). */
+  private static final Duration PROGRESS_RESEND = Duration.ofMillis(250);
   /** A create that finds its stream retired or ended just now tries the next one, this many times in all. */
   private static final int CREATE_TRIES = 3;
 
@@ -343,6 +346,7 @@ final class WatchStream implements AutoCloseable {
     private boolean progressOutstanding;
     private long progressCovers; // the highest id written when the outstanding progress request was
     private boolean progressAgain; // a later watch asked meanwhile: one more request when it is answered
+    private long progressRequests; // requests sent (not counting resends): which one is outstanding
     private final List<Watch> askers = new ArrayList<>(); // who asked since the last answer
 
     Stream(String token) {
@@ -428,13 +432,41 @@ final class WatchStream implements AutoCloseable {
     }
 
     private void sendProgressLocked() {
-      try {
-        requests.onNext(WatchRequest.newBuilder().setProgressRequest(WatchProgressRequest.newBuilder()).build());
+      if (writeProgressLocked()) {
         progressOutstanding = true;
         progressCovers = lastId;
+        long request = ++progressRequests;
+        DeliveryPool.schedule(() -> resendProgress(request), PROGRESS_RESEND.toNanos());
+      }
+    }
+
+    private boolean writeProgressLocked() {
+      try {
+        requests.onNext(WatchRequest.newBuilder().setProgressRequest(WatchProgressRequest.newBuilder()).build());
         counters.progress.increment();
+        return true;
       } catch (RuntimeException e) {
-        // the call is closed: its end follows and fails every watch
+        return false; // the call is closed: its end follows and fails every watch
+      }
+    }
+
+    /**
+     * On the pool's timer thread: request {@code request} is still unanswered, so it is written again (one write
+     * under the lock, nothing else). 3.5 answers a progress request only if every watch of the stream is synced at
+     * that moment, and else never (etcd's {@code progressIfSync}, since etcd 15237): a create still catching up,
+     * for a few hundred ms after a storm, or one from a future revision. Without this, every cache that asked would
+     * wait for the lost answer until its stall check broke it. The answer covers the watches the first request
+     * covered.
+     */
+    private void resendProgress(long request) {
+      synchronized (WatchStream.this) {
+        if (ended || retired || !progressOutstanding || progressRequests != request) {
+          return;
+        }
+        if (writeProgressLocked()) {
+          counters.progressResent.increment();
+          DeliveryPool.schedule(() -> resendProgress(request), PROGRESS_RESEND.toNanos());
+        }
       }
     }
 

@@ -168,6 +168,57 @@ class WatchStreamIT {
     }
   }
 
+  /**
+   * 3.5 answers a progress request only if every watch of the stream is synced at that moment, and else never; a
+   * watch from a future revision is never synced. While the test's watch from a future revision is on the stream,
+   * the caches' progress requests (after 1 s of silence) go unanswered and the stream writes its request again;
+   * once that watch is cancelled, the next write is answered, before any cache's stall check (30 s here) breaks it.
+   * 3.4.23 answers every request at once.
+   */
+  @Test
+  void aProgressRequestEtcdLeavesUnansweredIsWrittenAgain() throws Exception {
+    String run = run();
+    boolean answersOnlyWhenSynced = !etcd.member(0).versions().orElseThrow().server().startsWith("3.4.");
+    try (Client writer = client(etcd); EtcdConnection connection = new EtcdConnection(config(etcd))) {
+      List<Instance> instances = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        instances.add(instance(run + "-" + i, 0));
+      }
+      long now = put(writer, instances).get(0);
+      List<Cache> caches = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        caches.add(start(connection, run + "-" + i, i, Duration.ofSeconds(30)));
+      }
+      for (Cache c : caches) {
+        assertThat(c.cache.awaitReady(Duration.ofSeconds(30))).isTrue();
+      }
+      WatchStream watches = connection.watchStream();
+      WatchStream.Watch future = watches.watch(WatchCreateRequest.newBuilder()
+          .setKey(ByteString.copyFromUtf8("/future/")).setRangeEnd(ByteString.copyFromUtf8("/future0"))
+          .setStartRevision(now + 1_000_000), new Target(), Duration.ofSeconds(10));
+      Target own = new Target();
+      WatchStream.Watch asking = watches.watch(WatchCreateRequest.newBuilder()
+          .setKey(ByteString.copyFromUtf8("/own/")).setRangeEnd(ByteString.copyFromUtf8("/own0")), own,
+          Duration.ofSeconds(10));
+      assertThat(asking.requestProgress()).isTrue();
+      if (answersOnlyWhenSynced) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> connection.stats().get("watch.progress_resent") >= 4);
+        assertThat(own.progress.get()).as("no answer while the future watch is on the stream").isZero();
+      }
+      future.cancel();
+      await().atMost(Duration.ofSeconds(30)).until(() -> own.progress.get() >= 1);
+      Map<String, Long> stats = connection.stats();
+      System.out.printf("a watch from a future revision on the stream of 20 caches, etcd %s: %s%n",
+          etcd.member(0).versions().orElseThrow().server(), stats);
+      assertThat(stats.get("watch.failed")).isZero();
+      for (Cache c : caches) {
+        assertThat(c.listener.stale.get()).as("cache %d never stale", c.index).isZero();
+      }
+      asking.cancel();
+      close(caches);
+    }
+  }
+
   /** A create etcd refuses (read on another service) fails alone; the caches on the same stream keep watching. */
   @Test
   void aWatchEtcdRefusesEndsAloneAndTheCachesOnItsStreamKeepWatching() throws Exception {
@@ -236,9 +287,14 @@ class WatchStreamIT {
   /** The test's own watch on the caches' stream. */
   private static final class Target implements WatchStream.Target {
     final ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+    final AtomicInteger progress = new AtomicInteger(); // the stream's progress answers it got
 
     @Override
-    public void onResponse(WatchStream.Watch watch, WatchResponse response) {}
+    public void onResponse(WatchStream.Watch watch, WatchResponse response) {
+      if (response.getWatchId() == -1) {
+        progress.incrementAndGet();
+      }
+    }
 
     @Override
     public void onFailed(WatchStream.Watch watch, Throwable error) {
@@ -274,9 +330,13 @@ class WatchStreamIT {
   }
 
   private static Cache start(EtcdConnection connection, String service, int index) {
+    return start(connection, service, index, Duration.ofSeconds(10));
+  }
+
+  private static Cache start(EtcdConnection connection, String service, int index, Duration progressTimeout) {
     Listener listener = new Listener();
     CacheConfig config = CacheConfig.builder(service).progressInterval(Duration.ofSeconds(1))
-        .progressTimeout(Duration.ofSeconds(10)).backoff(Duration.ofMillis(50), Duration.ofSeconds(1))
+        .progressTimeout(progressTimeout).backoff(Duration.ofMillis(50), Duration.ofSeconds(1))
         .auditInterval(Duration.ZERO).build();
     return new Cache(index, EtcdEndpointCache.start(connection, config, CacheDriver.ResumeRule.AT_CHECKPOINT,
         Clock.systemUTC(), null, List.of(listener), c -> { }), listener);
