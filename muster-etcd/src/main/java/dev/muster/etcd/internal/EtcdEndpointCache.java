@@ -45,8 +45,14 @@ import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+/*
+ * Longer than our 500-line guide: the cache's runtime (loop, notifier, timers) and the driver's I/O (paged ranges,
+ * the watch on the connection's stream and its moves, the audit's reads) share the loop's state; the watch stream
+ * itself is WatchStream.
+ */
 /**
- * The endpoint cache on etcd: {@link CacheDriver}'s I/O done with jetcd.
+ * The endpoint cache on etcd: {@link CacheDriver}'s I/O done with jetcd (ranges) and {@link WatchStream} (the
+ * watch).
  *
  * <ul>
  *   <li>range: paged ({@code pageSize} keys, sorted by key), every page after the first pinned to the first page's
