@@ -111,7 +111,11 @@ final class WatchStream implements AutoCloseable {
     final long id;
     private final Target target;
     private final Stream stream;
-    private boolean cancelling; // guarded by the stream's WatchStream
+    // guarded by the stream's WatchStream:
+    private boolean cancelling;
+    private boolean written; // its create is on the wire (else queued behind another, see Stream)
+    private long serverId = -1; // the id the server's answer gave it, once answered
+    private WatchRequest request; // its create, while queued
 
     private Watch(long id, Target target, Stream stream) {
       this.id = id;
@@ -144,6 +148,13 @@ final class WatchStream implements AutoCloseable {
   private CompletableFuture<Stream> opening; // the open under way, or null
   private final Set<Stream> live = new HashSet<>(); // OPEN and RETIRED streams
   private boolean closed;
+  /**
+   * Whether the server answers a create with the {@code watch_id} it asked for: etcd 3.4 and later do; etcd's
+   * grpc-proxy gives ids of its own, and answers creates for different ranges out of order. Null until a stream's
+   * first create is answered; until then, and for good when not, a stream has one create in flight at a time (as
+   * etcd's Go client does), so each answer names the create it is for.
+   */
+  private Boolean idsHonoured;
 
   /**
    * {@code ids} is the connection's watch id counter (shared by its generations); {@code answered} runs on every
@@ -336,9 +347,12 @@ final class WatchStream implements AutoCloseable {
   private final class Stream implements ClientResponseObserver<WatchRequest, WatchResponse> {
     private final String token; // the token it was opened with, or null
     private ClientCallStreamObserver<WatchRequest> requests;
-    private final Map<Long, Watch> watches = new HashMap<>();
-    /** Created, not yet acknowledged, in the order written: etcd acknowledges in that order. */
+    private final Map<Long, Watch> watches = new HashMap<>(); // by our id: every watch on it, written or queued
+    private final Map<Long, Watch> routes = new HashMap<>(); // by the server's id: the answered ones
+    /** Written, not yet answered, in the order written: etcd answers creates in that order. */
     private final ArrayDeque<Watch> unacknowledged = new ArrayDeque<>();
+    /** Not yet written: behind the one create in flight while the server's ids are unknown or not ours. */
+    private final ArrayDeque<Watch> queued = new ArrayDeque<>();
     private int active; // watches in the map not cancelling
     private long lastId; // the highest id written on it
     private boolean retired;
@@ -360,7 +374,10 @@ final class WatchStream implements AutoCloseable {
       }
     }
 
-    /** Writes a create; null when this stream is retired or ended (the caller tries the next one). */
+    /**
+     * Writes a create, or queues it behind the one in flight (see {@link WatchStream#idsHonoured}); null when this
+     * stream is retired or ended (the caller tries the next one).
+     */
     Watch create(WatchCreateRequest.Builder create, Target target) {
       RuntimeException writeFailed;
       synchronized (WatchStream.this) {
@@ -369,21 +386,55 @@ final class WatchStream implements AutoCloseable {
         }
         long id = ids.incrementAndGet();
         Watch w = new Watch(id, target, this);
-        try {
-          requests.onNext(WatchMessages.create(create, id));
-          watches.put(id, w);
-          unacknowledged.add(w);
-          active++;
-          lastId = id;
-          counters.creates.increment();
+        w.request = WatchMessages.create(create, id);
+        watches.put(id, w);
+        active++;
+        if (idsHonoured != Boolean.TRUE && (!unacknowledged.isEmpty() || !queued.isEmpty())) {
+          queued.add(w); // one create at a time until the server is known to answer with our ids
           return w;
-        } catch (RuntimeException e) { // gRPC refused the write (a call it has closed): the stream is done
-          writeFailed = e;
+        }
+        writeFailed = writeLocked(w);
+        if (writeFailed == null) {
+          return w;
         }
       }
       end(Status.UNAVAILABLE.withDescription("the watch stream refused a write").withCause(writeFailed)
           .asRuntimeException(), true);
       return null;
+    }
+
+    /** Writes {@code w}'s create; what gRPC threw when it refused the write (a call it has closed), else null. */
+    private RuntimeException writeLocked(Watch w) {
+      try {
+        requests.onNext(w.request);
+      } catch (RuntimeException e) {
+        return e;
+      }
+      w.request = null;
+      w.written = true;
+      unacknowledged.add(w);
+      lastId = w.id;
+      counters.creates.increment();
+      return null;
+    }
+
+    /** Writes the queued creates the server's answers allow: all once it answers with our ids, else the next. */
+    private void drainLocked() {
+      while (!queued.isEmpty() && (idsHonoured == Boolean.TRUE || unacknowledged.isEmpty())) {
+        if (writeLocked(queued.poll()) != null) {
+          return; // the call is closed: its end follows and fails every watch
+        }
+      }
+    }
+
+    private void writeCancelLocked(long serverId) {
+      try {
+        requests.onNext(WatchRequest.newBuilder().setCancelRequest(WatchCancelRequest.newBuilder()
+            .setWatchId(serverId)).build());
+        counters.cancels.increment();
+      } catch (RuntimeException e) {
+        // the call is closed: its end follows, and takes the entry with it
+      }
     }
 
     void cancel(Watch w) {
@@ -394,13 +445,12 @@ final class WatchStream implements AutoCloseable {
         }
         w.cancelling = true;
         active--;
-        try {
-          requests.onNext(WatchRequest.newBuilder().setCancelRequest(WatchCancelRequest.newBuilder()
-              .setWatchId(w.id)).build());
-          counters.cancels.increment();
-        } catch (RuntimeException e) {
-          // the call is closed: its end follows, and takes the entry with it
-        }
+        if (!w.written) { // never reached the server
+          queued.remove(w);
+          watches.remove(w.id);
+        } else if (w.serverId != -1) {
+          writeCancelLocked(w.serverId);
+        } // else: written, not answered yet; the cancel goes with the answer, under the server's id
         finish = retired && active == 0;
       }
       if (finish) {
@@ -460,8 +510,8 @@ final class WatchStream implements AutoCloseable {
      */
     private void resendProgress(long request) {
       synchronized (WatchStream.this) {
-        if (ended || retired || !progressOutstanding || progressRequests != request) {
-          return;
+        if (ended || retired || !progressOutstanding || progressRequests != request || idsHonoured != Boolean.TRUE) {
+          return; // a server with ids of its own is no etcd member (grpc-proxy answers no progress request)
         }
         if (writeProgressLocked()) {
           counters.progressResent.increment();
@@ -491,6 +541,7 @@ final class WatchStream implements AutoCloseable {
           if (r.getCanceled() || id == -1) {
             counters.refused.increment();
             watches.remove(w.id);
+            drainLocked();
             if (!w.cancelling) {
               active--;
               one = w;
@@ -500,15 +551,22 @@ final class WatchStream implements AutoCloseable {
               tokens.refused(token);
               moving = retireLocked("etcd refused a create on it (" + r.getCancelReason() + ")");
             }
-          } else if (!w.cancelling) {
-            one = w;
+          } else {
+            w.serverId = id;
+            routes.put(id, w);
+            if (w.cancelling) {
+              writeCancelLocked(id);
+            } else {
+              one = w;
+            }
+            drainLocked();
           }
         } else if (r.getCanceled()) {
-          Watch w = watches.remove(id);
+          Watch w = routes.remove(id);
           if (w == null) {
             return;
           }
-          unacknowledged.remove(w); // only if etcd cancelled it before acknowledging it
+          watches.remove(w.id);
           if (!w.cancelling) {
             active--;
             one = w;
@@ -531,7 +589,7 @@ final class WatchStream implements AutoCloseable {
             sendProgressLocked();
           }
         } else {
-          Watch w = watches.get(id);
+          Watch w = routes.get(id);
           if (w == null || w.cancelling) {
             return;
           }
@@ -562,10 +620,23 @@ final class WatchStream implements AutoCloseable {
       }
     }
 
-    /** The watch a {@code created} answer is for: its id's, or the oldest unacknowledged one for the id −1. */
+    /**
+     * The watch a {@code created} answer is for. While the server's ids are unknown or not ours, one create is in
+     * flight: that one; the first answer with an id other than −1 tells which (ours, or the server's own, as etcd's
+     * grpc-proxy gives). Once they are ours: the watch of that id, or the oldest unanswered one for the id −1
+     * (etcd answers creates in the order written).
+     */
     private Watch acknowledgedLocked(long id) {
-      if (id == -1) {
-        return unacknowledged.poll();
+      if (idsHonoured != Boolean.TRUE || id == -1) {
+        Watch w = unacknowledged.poll();
+        if (w != null && id != -1 && idsHonoured == null) {
+          idsHonoured = id == w.id;
+          if (!idsHonoured) {
+            log.info("the watch server on {} answers creates with its own ids (etcd's grpc-proxy does): one create"
+                + " at a time on its streams", client);
+          }
+        }
+        return w;
       }
       for (Iterator<Watch> it = unacknowledged.iterator(); it.hasNext(); ) {
         Watch w = it.next();
@@ -574,7 +645,7 @@ final class WatchStream implements AutoCloseable {
           return w;
         }
       }
-      return watches.get(id);
+      return null;
     }
 
     /** OPEN → RETIRED; returns the askers of a progress request still outstanding (moved by their caches). */
@@ -621,7 +692,9 @@ final class WatchStream implements AutoCloseable {
         ended = true;
         live.remove(this);
         watches.clear();
+        routes.clear();
         unacknowledged.clear();
+        queued.clear();
         askers.clear();
         requests.cancel("the retired watch stream has no watch left", null); // its onError finds it ended
       }
@@ -650,7 +723,9 @@ final class WatchStream implements AutoCloseable {
           }
         }
         watches.clear();
+        routes.clear();
         unacknowledged.clear();
+        queued.clear();
         askers.clear();
         if (cancel) {
           requests.cancel("Muster ended the watch stream", t); // as every write, under the lock

@@ -14,6 +14,8 @@ import dev.muster.etcd.EtcdConfig;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
 import dev.muster.registry.RegistryLayout;
+import dev.muster.testing.ChildProcess;
+import dev.muster.testing.EtcdBinary;
 import dev.muster.testing.EtcdCluster;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -27,6 +29,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -43,6 +46,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * 500 endpoint caches of one connection watch on one {@code Watch} stream that Muster writes
@@ -216,6 +220,76 @@ class WatchStreamIT {
       }
       asking.cancel();
       close(caches);
+    }
+  }
+
+  /**
+   * etcd's grpc-proxy ignores a create's {@code watch_id}: it answers with ids of its own, from 0, and answers creates
+   * for different ranges out of order. The stream finds that out at its first answer and writes one create at a time
+   * from then on; each event still reaches its own cache, and a cache's close cancels its own watch.
+   */
+  @Test
+  void throughGrpcProxyWhichGivesIdsOfItsOwnEachEventReachesItsOwnCache(@TempDir Path dir) throws Exception {
+    String run = run();
+    int port;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    List<String> command = List.of(EtcdBinary.locate().toString(), "grpc-proxy", "start",
+        "--endpoints=127.0.0.1:" + etcd.member(0).clientPort(), "--listen-addr=127.0.0.1:" + port,
+        "--advertise-client-url=127.0.0.1:" + port);
+    int services = 50;
+    try (ChildProcess proxy = ChildProcess.start("grpc-proxy", command, dir.resolve("grpc-proxy.out"),
+        dir.resolve("grpc-proxy.err"));
+        Client writer = client(etcd);
+        EtcdConnection connection = new EtcdConnection(EtcdConfig.of("http://127.0.0.1:" + port))) {
+      await().atMost(Duration.ofSeconds(30)).until(() -> {
+        assertThat(proxy.isAlive()).as("grpc-proxy running: %s", proxy.stderrTail()).isTrue();
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+          return true;
+        } catch (java.io.IOException e) {
+          return false;
+        }
+      });
+      List<Instance> first = new ArrayList<>();
+      for (int i = 0; i < services; i++) {
+        first.add(instance(run + "-" + i, 0));
+      }
+      put(writer, first);
+      List<Cache> caches = new ArrayList<>();
+      for (int i = 0; i < services; i++) {
+        caches.add(start(connection, run + "-" + i, i, Duration.ofSeconds(30)));
+      }
+      for (Cache c : caches) {
+        assertThat(c.cache.awaitReady(Duration.ofSeconds(30))).as("cache %d ready", c.index).isTrue();
+      }
+      List<Instance> second = new ArrayList<>();
+      for (int i = 0; i < services; i += 5) {
+        second.add(instance(run + "-" + i, 1));
+      }
+      put(writer, second);
+      await().atMost(Duration.ofSeconds(30)).until(() -> caches.stream().filter(c -> c.index % 5 == 0)
+          .allMatch(c -> c.cache.current().size() == 2));
+      for (Cache c : caches) {
+        assertThat(c.cache.current().size()).as("cache %d holds its own service's instances only", c.index)
+            .isEqualTo(c.index % 5 == 0 ? 2 : 1);
+        assertThat(c.cache.current().asMap().keySet()).allMatch(k -> k.service().equals(run + "-" + c.index));
+      }
+      for (Cache c : caches.subList(0, 10)) {
+        c.cache.close();
+      }
+      List<Instance> third = new ArrayList<>();
+      for (int i = 0; i < services; i++) {
+        third.add(instance(run + "-" + i, 2));
+      }
+      put(writer, third);
+      await().atMost(Duration.ofSeconds(30)).until(() -> caches.stream().skip(10)
+          .allMatch(c -> c.cache.current().size() == (c.index % 5 == 0 ? 3 : 2)));
+      Map<String, Long> stats = connection.stats();
+      System.out.printf("%d caches through etcd's grpc-proxy: %s%n", services, stats);
+      assertThat(stats.get("watch.cancels")).isEqualTo(10L);
+      assertThat(stats.get("watch.failed")).isZero();
+      close(caches.subList(10, services));
     }
   }
 
