@@ -19,12 +19,14 @@ import dev.muster.internal.Backoff;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.api.Event;
 import io.etcd.jetcd.api.WatchCreateRequest;
 import io.etcd.jetcd.api.WatchResponse;
 import io.etcd.jetcd.common.exception.CompactedException;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.WatchOption;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -359,6 +361,11 @@ public final class EtcdEndpointCache implements EndpointCache {
     /** The watch of driver stream {@link #watchFor}, or null. Loop only. */
     private WatchStream.Watch watch;
     private long watchFor;
+    /**
+     * The jetcd watcher of driver stream {@link #watchFor}, instead of {@link #watch}, when the server gives watch
+     * ids of its own (etcd's grpc-proxy: see {@link WatchStream#givesOwnIds()}). Loop only.
+     */
+    private Watch.Watcher jetcdWatcher;
 
     private Client attempt() {
       used = connection.client();
@@ -453,7 +460,53 @@ public final class EtcdEndpointCache implements EndpointCache {
         onLoop(() -> failed(stream, e));
         return;
       }
+      if (watches.givesOwnIds()) {
+        watchThroughJetcd(watches.client(), stream, fromRevision);
+        return;
+      }
       open(watches, stream, fromRevision, null);
+    }
+
+    /**
+     * The watch as before {@link WatchStream}, on a stream of jetcd's own: for a server that ignores the create's
+     * {@code watch_id} (etcd's grpc-proxy), where a shared stream could take only one create at a time, and a
+     * proxy fleet's 2,500 re-creates after a stall took minutes. Every jetcd watcher is closed by us on the first
+     * error, and tagged with the driver's stream number, so jetcd's own 500 ms resume can never feed the cache.
+     */
+    private void watchThroughJetcd(Client client, long stream, long fromRevision) {
+      WatchOption.Builder option = WatchOption.builder().withRange(prefixEnd(prefix))
+          .withProgressNotify(true).withRequireLeader(true).withCreateNotify(true).withPrevKV(false);
+      if (fromRevision > 0) {
+        option.withRevision(fromRevision);
+      }
+      Watch.Listener listener = new Watch.Listener() {
+        @Override
+        public void onNext(io.etcd.jetcd.watch.WatchResponse response) {
+          connection.succeeded(client); // on jetcd's thread: lock-free, one volatile write at most
+          onLoop(() -> dispatchJetcd(stream, response));
+        }
+
+        @Override
+        public void onError(Throwable error) {
+          onLoop(() -> failed(stream, error));
+        }
+
+        @Override
+        public void onCompleted() {
+          onLoop(() -> driver.onClosed(stream));
+        }
+      };
+      try {
+        jetcdWatcher = client.getWatchClient().watch(bytes(prefix), option.build(), listener);
+        watchFor = stream;
+        if (!connection.isCurrent(client)) {
+          // replaced meanwhile: jetcd 0.8.6 may hand back a watcher it never starts (docs/etcd-watch-bugs.md)
+          onLoop(() -> driver.onError(stream, StreamError.UNAVAILABLE, 0,
+              "the shared etcd client was replaced while this watch was opened"));
+        }
+      } catch (RuntimeException e) {
+        onLoop(() -> failed(stream, e));
+      }
     }
 
     /** Creates the watch of driver stream {@code stream} on {@code watches}, moving {@code from} when not null. */
@@ -477,6 +530,10 @@ public final class EtcdEndpointCache implements EndpointCache {
 
     @Override
     public void cancel(long stream) {
+      if (jetcdWatcher != null && watchFor == stream) {
+        jetcdWatcher.close();
+        jetcdWatcher = null;
+      }
       if (watch != null && watchFor == stream) {
         watch.cancel();
         watch = null;
@@ -485,6 +542,11 @@ public final class EtcdEndpointCache implements EndpointCache {
 
     @Override
     public void requestProgress(long stream) {
+      if (jetcdWatcher != null && watchFor == stream) {
+        attemptStartedNanos = System.nanoTime();
+        jetcdWatcher.requestProgress();
+        return;
+      }
       if (watch == null || watchFor != stream) {
         return;
       }
@@ -621,6 +683,26 @@ public final class EtcdEndpointCache implements EndpointCache {
         records.add(e.getType() == Event.EventType.DELETE
             ? CacheRecord.delete(key, kv.getModRevision())
             : CacheRecord.put(key, kv.getValue().toByteArray(), kv.getModRevision(), kv.getLease()));
+      }
+      driver.onEvents(stream, header, records);
+    }
+  }
+
+  /** One response of this cache's jetcd watcher (see {@code watchThroughJetcd}). Runs on the loop. */
+  private void dispatchJetcd(long stream, io.etcd.jetcd.watch.WatchResponse response) {
+    Header header = new Header(response.getHeader().getClusterId(), response.getHeader().getRevision());
+    if (response.isCreatedNotify()) {
+      driver.onCreated(stream, header);
+    } else if (response.isProgressNotify()) {
+      driver.onProgress(stream, header);
+    } else {
+      List<CacheRecord> records = new ArrayList<>(response.getEvents().size());
+      for (io.etcd.jetcd.watch.WatchEvent e : response.getEvents()) {
+        KeyValue kv = e.getKeyValue();
+        String key = kv.getKey().toString(StandardCharsets.UTF_8);
+        records.add(e.getEventType() == io.etcd.jetcd.watch.WatchEvent.EventType.DELETE
+            ? CacheRecord.delete(key, kv.getModRevision())
+            : CacheRecord.put(key, kv.getValue().getBytes(), kv.getModRevision(), kv.getLease()));
       }
       driver.onEvents(stream, header, records);
     }

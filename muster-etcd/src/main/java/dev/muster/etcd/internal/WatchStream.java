@@ -176,6 +176,14 @@ final class WatchStream implements AutoCloseable {
   }
 
   /**
+   * Whether the server was found to answer creates with ids of its own (etcd's grpc-proxy): then a cache watches
+   * through jetcd instead, one stream per watch, since this stream could only take one create at a time.
+   */
+  synchronized boolean givesOwnIds() {
+    return idsHonoured == Boolean.FALSE;
+  }
+
+  /**
    * Writes {@code create} (its {@code watch_id} set here) on the open stream, opening one if there is none, and
    * returns the watch; responses go to {@code target}. Blocks only to open a stream, for at most {@code timeout}.
    *
@@ -633,7 +641,7 @@ final class WatchStream implements AutoCloseable {
           idsHonoured = id == w.id;
           if (!idsHonoured) {
             log.info("the watch server on {} answers creates with its own ids (etcd's grpc-proxy does): one create"
-                + " at a time on its streams", client);
+                + " at a time on its stream, and the caches' next watches go through jetcd", client);
           }
         }
         return w;

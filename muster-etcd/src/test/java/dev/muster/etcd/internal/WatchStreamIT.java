@@ -226,7 +226,8 @@ class WatchStreamIT {
   /**
    * etcd's grpc-proxy ignores a create's {@code watch_id}: it answers with ids of its own, from 0, and answers creates
    * for different ranges out of order. The stream finds that out at its first answer and writes one create at a time
-   * from then on; each event still reaches its own cache, and a cache's close cancels its own watch.
+   * for the watches it already has; later watches go through jetcd, a stream each. Either way each event reaches its
+   * own cache, and the closed caches' watches end.
    */
   @Test
   void throughGrpcProxyWhichGivesIdsOfItsOwnEachEventReachesItsOwnCache(@TempDir Path dir) throws Exception {
@@ -287,7 +288,9 @@ class WatchStreamIT {
           .allMatch(c -> c.cache.current().size() == (c.index % 5 == 0 ? 3 : 2)));
       Map<String, Long> stats = connection.stats();
       System.out.printf("%d caches through etcd's grpc-proxy: %s%n", services, stats);
-      assertThat(stats.get("watch.cancels")).isEqualTo(10L);
+      assertThat(connection.watchStream().givesOwnIds()).as("the stream found the proxy's ids are its own").isTrue();
+      assertThat(stats.get("watch.cancels")).as("the closed caches whose watches were on the stream")
+          .isLessThanOrEqualTo(10L);
       assertThat(stats.get("watch.failed")).isZero();
       close(caches.subList(10, services));
     }
