@@ -59,7 +59,10 @@ import org.slf4j.LoggerFactory;
  * honour it), and every response names the id it is for. A create etcd refuses ({@code created} and
  * {@code canceled}, or the id −1) and a watch etcd cancels later fail that watch alone, with the errors jetcd's
  * watcher gave for them, so the caches classify them as before. A cancel is written once; the watch's entry goes on
- * etcd's confirmation or with the stream.
+ * etcd's confirmation or with the stream. A stream writes its first create alone: its answer shows whether the
+ * server answers with our ids. etcd's grpc-proxy does not (ids of its own, from 0, and answers out of order across
+ * ranges): then the stream keeps one create in flight and routes by the server's ids, and the caches' later watches
+ * go through jetcd instead ({@link #givesOwnIds()}).
  *
  * <p>A stream's states: OPEN (takes creates) → RETIRED (takes none; its watches keep receiving) → ENDED.
  * <ul>
