@@ -5,7 +5,8 @@ module dev.muster.etcd {
   requires io.netty.handler; // TLS: jetcd takes a Netty SslContext
   requires io.grpc.netty; // ... built with gRPC's ALPN settings
   requires io.grpc; // status codes: errors are classified by code, never by message text
-  requires jetcd.grpc; // etcd's generated Lease and Auth stubs: the keepalive stream on jetcd's channel
+  requires jetcd.grpc; // etcd's generated Lease, Watch and Auth stubs: the keepalive and watch streams on jetcd's channel
+  requires com.google.protobuf; // the watch create's watch_id, a field jetcd's generated class lacks
   requires io.grpc.stub; // ... and their StreamObserver
   requires org.slf4j;
   requires com.google.common; // SequentialExecutor: each cache's loop and notifier over the shared delivery pool

@@ -17,8 +17,8 @@ import java.util.concurrent.CompletableFuture;
  * token of jetcd's last {@code Auth/Authenticate} answer. The interceptor sees the channel beneath it, the one jetcd's
  * stubs call on; a stub built on it shares the client's connection (no second TCP connection, the same TLS).
  *
- * <p>Why jetcd's token: {@link KeepAliveStream} sends it on the registrations' keepalive stream instead of fetching
- * its own, so the client has one token. etcd 3.5.28+ checks the token of every keepalive, and a simple token's life
+ * <p>{@link KeepAliveStream} and {@link WatchStream} open their calls on it. Why jetcd's token: the keepalive stream
+ * sends it instead of fetching its own, so the client has one token (the watch stream does the same). etcd 3.5.28+ checks the token of every keepalive, and a simple token's life
  * is extended each time it is checked, so the keepalives keep jetcd's token alive as jetcd's own keepalives did.
  * With a token of the stream's own, jetcd's would expire on a provider that only keeps its lease alive, and its
  * next calls (an update, every registration's revoke at shutdown) would each authenticate again, at once.

@@ -28,7 +28,8 @@ import java.util.function.Supplier;
  *       it blocks and no other cache waits for it; at most {@link #MAX_SPARES} spares (when 50 caches start at
  *       once, the 9th and later ranges wait for a thread), and a spare idle for 10 s ends.
  *   <li><b>{@link #schedule}</b>: one daemon timer thread {@code muster-cache-timer} for every cache's timers; a
- *       timer only hands its task to the cache's loop.
+ *       timer only hands its task to the cache's loop. The one other task: a {@link WatchStream} writing a progress
+ *       request again, one buffered write under its lock.
  * </ul>
  * Listeners run on the pool too, so one that blocks holds a pool thread: {@code EndpointListener} already asks for
  * listeners that are fast and do not block, unless their cache has a {@code CacheConfig.listenerExecutor}: then its

@@ -44,9 +44,10 @@ import org.slf4j.LoggerFactory;
  *       watches already resumed, and a client is replaced at most once per twice its connect timeout.
  * </ul>
  *
- * <p>A client is replaced as a whole, with the {@link KeepAliveStream} that carries the registrations' keepalives on
- * its channel: the old stream is closed with the old client (its waiters fail as unavailable), and the next keepalive
- * opens one on the new client.
+ * <p>A client is replaced as a whole, with the {@link KeepAliveStream} that carries the registrations' keepalives and
+ * the {@link WatchStream} that carries the caches' watches on its channel: the old streams are closed with the old
+ * client (waiting keepalives and open watches fail as unavailable), and the next keepalive or watch opens one on the
+ * new client.
  *
  * <p>Thread-safe. {@link #client()} and {@link #succeeded} are lock-free (a success is one volatile write, skipped
  * when the last recorded one is under {@link #SUCCESS_RESOLUTION} old, so thousands of caches' events do not
@@ -87,17 +88,19 @@ public final class EtcdConnection implements AutoCloseable {
     YOUNG
   }
 
-  /** One client, the keepalive stream on its channel, and what its users reported about it. */
+  /** One client, the keepalive and watch streams on its channel, and what its users reported about it. */
   private static final class Generation {
     final Client client;
     final KeepAliveStream keepAlives;
+    final WatchStream watches;
     final long builtNanos;
     /** The time of the last success recorded on it; {@code builtNanos} until the first. */
     volatile long lastSuccessNanos;
 
-    Generation(Client client, KeepAliveStream keepAlives, long builtNanos) {
+    Generation(Client client, KeepAliveStream keepAlives, WatchStream watches, long builtNanos) {
       this.client = client;
       this.keepAlives = keepAlives;
+      this.watches = watches;
       this.builtNanos = builtNanos;
       this.lastSuccessNanos = builtNanos;
     }
@@ -112,6 +115,9 @@ public final class EtcdConnection implements AutoCloseable {
   private final LongSupplier nanoTime;
   private final long youngNanos;
   private final KeepAliveCounters keepAliveCounters = new KeepAliveCounters();
+  private final WatchCounters watchCounters = new WatchCounters();
+  /** The watch ids of every generation's watch stream: etcd reads 0 as "assign one", so the first is 1. */
+  private final java.util.concurrent.atomic.AtomicLong watchIds = new java.util.concurrent.atomic.AtomicLong();
   private volatile Generation current;
   private volatile boolean closed;
   // guarded by this:
@@ -160,6 +166,17 @@ public final class EtcdConnection implements AutoCloseable {
       throw new IllegalStateException("the etcd connection to " + config.endpoints() + " is closed");
     }
     return current.keepAlives;
+  }
+
+  /**
+   * The watch stream of the current client: every cache's watch on one {@code Watch} stream, opened on first use and
+   * closed with its client (see {@link WatchStream}). Report what happens on it as on {@link WatchStream#client()}.
+   */
+  WatchStream watchStream() {
+    if (closed) {
+      throw new IllegalStateException("the etcd connection to " + config.endpoints() + " is closed");
+    }
+    return current.watches;
   }
 
   /** Whether {@code c} is still the current client (not replaced); never throws, closed or not. */
@@ -330,8 +347,8 @@ public final class EtcdConnection implements AutoCloseable {
   }
 
   /**
-   * The replacements by reason, what became of the failure reports, and the keepalive streams' counters (for
-   * diagnostics, tests and the bench).
+   * The replacements by reason, what became of the failure reports, and the keepalive and watch streams' counters
+   * (for diagnostics, tests and the bench).
    */
   public synchronized Map<String, Long> stats() {
     Map<String, Long> out = new LinkedHashMap<>();
@@ -342,6 +359,7 @@ public final class EtcdConnection implements AutoCloseable {
       out.put("reports." + v.name().toLowerCase(java.util.Locale.ROOT), verdicts.getOrDefault(v, 0L));
     }
     keepAliveCounters.addTo(out);
+    watchCounters.addTo(out);
     return out;
   }
 
@@ -351,6 +369,7 @@ public final class EtcdConnection implements AutoCloseable {
       return;
     }
     closed = true;
+    current.watches.close();
     current.keepAlives.close();
     current.client.close();
   }
@@ -382,11 +401,12 @@ public final class EtcdConnection implements AutoCloseable {
     }
   }
 
-  /** A client and its keepalive stream; no I/O (gRPC connects lazily, the stream opens on first use). */
+  /** A client and its streams; no I/O (gRPC connects lazily, the streams open on first use). */
   private Generation newGeneration() {
     ChannelCapture capture = new ChannelCapture();
     Client client = build(capture);
     return new Generation(client, new KeepAliveStream(client, capture, config.credentials(), keepAliveCounters),
+        new WatchStream(client, capture, config.credentials(), watchCounters, watchIds, () -> succeeded(client)),
         nanoTime.getAsLong());
   }
 
@@ -419,6 +439,7 @@ public final class EtcdConnection implements AutoCloseable {
   private static void closeInBackground(Generation old) {
     Runnable close = () -> {
       try {
+        old.watches.close();
         old.keepAlives.close();
         old.client.close();
       } catch (RuntimeException e) {

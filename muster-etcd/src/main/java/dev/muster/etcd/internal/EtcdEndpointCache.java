@@ -1,5 +1,6 @@
 package dev.muster.etcd.internal;
 
+import com.google.protobuf.ByteString;
 import dev.muster.cache.CacheConfig;
 import dev.muster.cache.EndpointCache;
 import dev.muster.cache.EndpointDelta;
@@ -19,12 +20,13 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.api.Event;
+import io.etcd.jetcd.api.WatchCreateRequest;
+import io.etcd.jetcd.api.WatchResponse;
 import io.etcd.jetcd.common.exception.CompactedException;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.WatchOption;
-import io.etcd.jetcd.watch.WatchEvent;
-import io.etcd.jetcd.watch.WatchResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -32,9 +34,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.concurrent.CountDownLatch;
@@ -47,17 +47,27 @@ import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+/*
+ * Longer than our 500-line guide: the cache's runtime (loop, notifier, timers) and the driver's I/O (paged ranges,
+ * the watch on the connection's stream and its moves, the audit's reads) share the loop's state; the watch stream
+ * itself is WatchStream.
+ */
 /**
- * The endpoint cache on etcd: {@link CacheDriver}'s I/O done with jetcd.
+ * The endpoint cache on etcd: {@link CacheDriver}'s I/O done with jetcd (ranges) and {@link WatchStream} (the
+ * watch).
  *
  * <ul>
  *   <li>range: paged ({@code pageSize} keys, sorted by key), every page after the first pinned to the first page's
  *       revision, so the snapshot is one consistent applier; page N + 1 is requested before page N is decoded, so
  *       decoding overlaps the next round trip (issue 19 §3);
  *   <li>watch: from the revision the driver asks for, with {@code requireLeader} (a member that lost quorum
- *       cancels the stream instead of going silent), progress and created notifications. Every jetcd watcher is
- *       closed by us on the first error, and tagged with the driver's stream number, so jetcd's own fixed 500 ms
- *       resume (from {@code max(last, header)}) can never feed the cache;
+ *       ends the stream instead of going silent) and progress notifications, on the connection's one
+ *       {@link WatchStream} per client, shared with every other cache (docs/design-memory.md, section 1). Each
+ *       watch is tagged with the driver's stream number, and a response reaches the driver only while its watch is
+ *       this cache's current one. When the stream it is on has retired, the cache's next progress request moves it
+ *       (a cancel there, a create at the checkpoint on the open stream, same driver stream number): responses still
+ *       queued from the old watch are dropped, so nothing is applied out of order, and nothing is missed, since the
+ *       new watch replays from the checkpoint;
  *   <li>reconnect: {@link EtcdConnection#reset} of the client this cache last used, when the driver says the
  *       connection itself is in doubt (our backoff, not grpc-java's). The connection is shared: a client another
  *       cache or registration already replaced is not replaced again.
@@ -66,10 +76,11 @@ import org.slf4j.LoggerFactory;
  * <h2>Threading</h2>
  * Two sequential executors over the process's {@link DeliveryPool} (issue 19 §2), not threads of its own:
  * <ul>
- *   <li>the <b>loop</b> runs the driver and every jetcd call: each driver input, each timer (handed over by the
- *       pool's timer thread) and each jetcd callback (which only hops onto it), one at a time, in order. A range's
- *       waits for its pages are its only blocking calls (at most the request timeout per page); each runs as a
- *       managed blocker, so it never holds up another cache;
+ *   <li>the <b>loop</b> runs the driver and every etcd call: each driver input, each timer (handed over by the
+ *       pool's timer thread) and each jetcd or {@link WatchStream} callback (which only hops onto it), one at a time,
+ *       in order. A range's waits for its pages, and a watch that has to open its client's stream first, are its
+ *       only blocking calls (at most the request timeout each); each runs as a managed blocker, so it never holds up
+ *       another cache;
  *   <li>the <b>notifier</b> runs the listeners through a {@link CacheNotifier}, one call at a time, in order, so a
  *       slow listener never delays the cache (the notifier coalesces publications it falls behind on). With a
  *       {@link CacheConfig#listenerExecutor()} it is a sequential executor over that one instead, so listeners that
@@ -77,7 +88,7 @@ import org.slf4j.LoggerFactory;
  *       it down; if it refuses a task, or drops one it had queued (shutdownNow), the notifier moves to the pool for
  *       good with one WARN ({@link ListenerExecutor}), and no event is lost.
  * </ul>
- * So a watch event costs two hand-overs (jetcd's thread to the loop, the loop to the notifier), as before, but onto
+ * So a watch event costs two hand-overs (gRPC's thread to the loop, the loop to the notifier), as before, but onto
  * pool threads that are usually running already: 100 caches share a few threads instead of owning 200. Each task
  * sees the effects of the one before it on its executor, whatever thread ran it, so the loop's state needs no lock.
  * After {@link #close()} queued loop tasks and timers are dropped. {@link #current()} is a volatile read.
@@ -95,7 +106,6 @@ public final class EtcdEndpointCache implements EndpointCache {
   private final CacheNotifier listeners;
   private final CountDownLatch ready = new CountDownLatch(1);
   private final CountDownLatch settled = new CountDownLatch(1); // the first set, or a failure: awaitReady's end
-  private final Map<Long, Watch.Watcher> watchers = new HashMap<>(); // loop only
   private volatile EndpointSet current = EndpointSet.EMPTY;
   private volatile boolean closed;
   /** Set once close() has run the driver's close: the notifier then takes no new task (adding a listener fails). */
@@ -243,9 +253,7 @@ public final class EtcdEndpointCache implements EndpointCache {
     CompletableFuture<Void> done = new CompletableFuture<>();
     loop.execute(() -> {
       try {
-        driver.close();
-        watchers.values().forEach(Watch.Watcher::close);
-        watchers.clear();
+        driver.close(); // cancels the watch (the driver closes its stream)
         done.complete(null);
       } catch (RuntimeException e) {
         done.completeExceptionally(e);
@@ -341,12 +349,23 @@ public final class EtcdEndpointCache implements EndpointCache {
     }
   }
 
-  /** The driver's I/O with jetcd. Every method runs on the loop. */
-  private final class JetcdIo implements CacheDriver.Io {
+  /**
+   * The driver's I/O: ranges and the audit's reads through jetcd, the watch on the connection's {@link WatchStream}.
+   * Every method runs on the loop; the {@link WatchStream.Target} methods run on gRPC's thread and only hand over.
+   */
+  private final class JetcdIo implements CacheDriver.Io, WatchStream.Target {
     /** The client of the last range, watch or progress request: the one a failure report is about. */
     private Client used;
     /** When that attempt started ({@link System#nanoTime()}): any success on {@code used} after it outvotes it. */
     private long attemptStartedNanos;
+    /** The watch of driver stream {@link #watchFor}, or null. Loop only. */
+    private WatchStream.Watch watch;
+    private long watchFor;
+    /**
+     * The jetcd watcher of driver stream {@link #watchFor}, instead of {@link #watch}, when the server gives watch
+     * ids of its own (etcd's grpc-proxy: see {@link WatchStream#givesOwnIds()}). Loop only.
+     */
+    private Watch.Watcher jetcdWatcher;
 
     private Client attempt() {
       used = connection.client();
@@ -432,23 +451,39 @@ public final class EtcdEndpointCache implements EndpointCache {
 
     @Override
     public void watch(long stream, long fromRevision) {
+      WatchStream watches;
+      try {
+        watches = connection.watchStream();
+        used = watches.client();
+        attemptStartedNanos = System.nanoTime();
+      } catch (RuntimeException e) {
+        onLoop(() -> failed(stream, e));
+        return;
+      }
+      if (watches.givesOwnIds()) {
+        watchThroughJetcd(watches.client(), stream, fromRevision);
+        return;
+      }
+      open(watches, stream, fromRevision, null);
+    }
+
+    /**
+     * The watch as before {@link WatchStream}, on a stream of jetcd's own: for a server that ignores the create's
+     * {@code watch_id} (etcd's grpc-proxy), where a shared stream could take only one create at a time, and a
+     * proxy fleet's 2,500 re-creates after a stall took minutes. Every jetcd watcher is closed by us on the first
+     * error, and tagged with the driver's stream number, so jetcd's own 500 ms resume can never feed the cache.
+     */
+    private void watchThroughJetcd(Client client, long stream, long fromRevision) {
       WatchOption.Builder option = WatchOption.builder().withRange(prefixEnd(prefix))
           .withProgressNotify(true).withRequireLeader(true).withCreateNotify(true).withPrevKV(false);
       if (fromRevision > 0) {
         option.withRevision(fromRevision);
       }
-      Client client;
-      try {
-        client = attempt();
-      } catch (RuntimeException e) {
-        onLoop(() -> failed(stream, e));
-        return;
-      }
       Watch.Listener listener = new Watch.Listener() {
         @Override
-        public void onNext(WatchResponse response) {
+        public void onNext(io.etcd.jetcd.watch.WatchResponse response) {
           connection.succeeded(client); // on jetcd's thread: lock-free, one volatile write at most
-          onLoop(() -> dispatch(stream, response));
+          onLoop(() -> dispatchJetcd(stream, response));
         }
 
         @Override
@@ -462,12 +497,10 @@ public final class EtcdEndpointCache implements EndpointCache {
         }
       };
       try {
-        watchers.put(stream, client.getWatchClient().watch(bytes(prefix), option.build(), listener));
+        jetcdWatcher = client.getWatchClient().watch(bytes(prefix), option.build(), listener);
+        watchFor = stream;
         if (!connection.isCurrent(client)) {
-          // Replaced meanwhile by another cache's reset, so it is closed or about to be. jetcd 0.8.6 hands back a
-          // watcher it never starts, and never reports on, when its watch client was closed between watch()'s
-          // closed check and its lock; this cache would then wait for its stall check. A client replaced after
-          // this check closes our watcher itself (onCompleted), so checking here is enough.
+          // replaced meanwhile: jetcd 0.8.6 may hand back a watcher it never starts (docs/etcd-watch-bugs.md)
           onLoop(() -> driver.onError(stream, StreamError.UNAVAILABLE, 0,
               "the shared etcd client was replaced while this watch was opened"));
         }
@@ -476,21 +509,103 @@ public final class EtcdEndpointCache implements EndpointCache {
       }
     }
 
+    /** Creates the watch of driver stream {@code stream} on {@code watches}, moving {@code from} when not null. */
+    private void open(WatchStream watches, long stream, long fromRevision, WatchStream.Watch from) {
+      watch = null;
+      try {
+        watch = from == null ? watches.watch(create(fromRevision), this, config.requestTimeout())
+            : watches.move(from, create(fromRevision), config.requestTimeout());
+        watchFor = stream;
+      } catch (RuntimeException e) {
+        onLoop(() -> failed(stream, e));
+      }
+    }
+
+    /** The create the jetcd path sent: the prefix, from {@code fromRevision} (0: now), progress notifications. */
+    private WatchCreateRequest.Builder create(long fromRevision) {
+      return WatchCreateRequest.newBuilder().setKey(ByteString.copyFromUtf8(prefix))
+          .setRangeEnd(ByteString.copyFrom(prefixEnd(prefix).getBytes())).setStartRevision(fromRevision)
+          .setProgressNotify(true).setPrevKv(false);
+    }
+
     @Override
     public void cancel(long stream) {
-      Watch.Watcher w = watchers.remove(stream);
-      if (w != null) {
-        w.close();
+      if (jetcdWatcher != null && watchFor == stream) {
+        jetcdWatcher.close();
+        jetcdWatcher = null;
+      }
+      if (watch != null && watchFor == stream) {
+        watch.cancel();
+        watch = null;
       }
     }
 
     @Override
     public void requestProgress(long stream) {
-      Watch.Watcher w = watchers.get(stream);
-      if (w != null) {
-        attemptStartedNanos = System.nanoTime(); // a stall is judged from here: did anyone succeed since?
-        w.requestProgress();
+      if (jetcdWatcher != null && watchFor == stream) {
+        attemptStartedNanos = System.nanoTime();
+        jetcdWatcher.requestProgress();
+        return;
       }
+      if (watch == null || watchFor != stream) {
+        return;
+      }
+      attemptStartedNanos = System.nanoTime(); // a stall is judged from here: did anyone succeed since?
+      if (!watch.requestProgress()) {
+        move();
+      }
+    }
+
+    /**
+     * The watch's stream retired: the watch moves to the open stream, from the checkpoint, under the same driver
+     * stream number, and asks there. Responses of the old watch still queued on the loop are dropped (they are not
+     * from {@link #watch}); those it delivered before are applied, and the applier ignores their revisions when
+     * the new watch replays them.
+     */
+    private void move() {
+      WatchStream.Watch from = watch;
+      WatchStream watches;
+      try {
+        watches = connection.watchStream();
+        used = watches.client();
+      } catch (RuntimeException e) {
+        from.cancel();
+        watch = null;
+        onLoop(() -> failed(watchFor, e));
+        return;
+      }
+      open(watches, watchFor, applier.revision(), from);
+      if (watch != null) {
+        watch.requestProgress();
+      }
+    }
+
+    @Override
+    public void onResponse(WatchStream.Watch w, WatchResponse response) {
+      onLoop(() -> {
+        if (w == watch) {
+          dispatch(watchFor, response);
+        }
+      });
+    }
+
+    @Override
+    public void onFailed(WatchStream.Watch w, Throwable error) {
+      onLoop(() -> {
+        if (w == watch) {
+          watch = null;
+          failed(watchFor, error);
+        }
+      });
+    }
+
+    @Override
+    public void onRetired(WatchStream.Watch w) {
+      onLoop(() -> {
+        if (w == watch) {
+          move();
+        }
+      });
     }
 
     /** The connection decides (a success on {@code used} since this attempt began outvotes it); never a loop's. */
@@ -553,7 +668,28 @@ public final class EtcdEndpointCache implements EndpointCache {
     }
   }
 
+  /** One response of this cache's watch, as jetcd's watcher handed it to its listener. Runs on the loop. */
   private void dispatch(long stream, WatchResponse response) {
+    Header header = new Header(response.getHeader().getClusterId(), response.getHeader().getRevision());
+    if (response.getCreated()) {
+      driver.onCreated(stream, header);
+    } else if (io.etcd.jetcd.watch.WatchResponse.isProgressNotify(response)) {
+      driver.onProgress(stream, header);
+    } else {
+      List<CacheRecord> records = new ArrayList<>(response.getEventsCount());
+      for (Event e : response.getEventsList()) {
+        io.etcd.jetcd.api.KeyValue kv = e.getKv();
+        String key = kv.getKey().toStringUtf8();
+        records.add(e.getType() == Event.EventType.DELETE
+            ? CacheRecord.delete(key, kv.getModRevision())
+            : CacheRecord.put(key, kv.getValue().toByteArray(), kv.getModRevision(), kv.getLease()));
+      }
+      driver.onEvents(stream, header, records);
+    }
+  }
+
+  /** One response of this cache's jetcd watcher (see {@code watchThroughJetcd}). Runs on the loop. */
+  private void dispatchJetcd(long stream, io.etcd.jetcd.watch.WatchResponse response) {
     Header header = new Header(response.getHeader().getClusterId(), response.getHeader().getRevision());
     if (response.isCreatedNotify()) {
       driver.onCreated(stream, header);
@@ -561,10 +697,10 @@ public final class EtcdEndpointCache implements EndpointCache {
       driver.onProgress(stream, header);
     } else {
       List<CacheRecord> records = new ArrayList<>(response.getEvents().size());
-      for (WatchEvent e : response.getEvents()) {
+      for (io.etcd.jetcd.watch.WatchEvent e : response.getEvents()) {
         KeyValue kv = e.getKeyValue();
         String key = kv.getKey().toString(StandardCharsets.UTF_8);
-        records.add(e.getEventType() == WatchEvent.EventType.DELETE
+        records.add(e.getEventType() == io.etcd.jetcd.watch.WatchEvent.EventType.DELETE
             ? CacheRecord.delete(key, kv.getModRevision())
             : CacheRecord.put(key, kv.getValue().getBytes(), kv.getModRevision(), kv.getLease()));
       }

@@ -58,7 +58,7 @@ import org.slf4j.LoggerFactory;
  *       unanswered request, the one it was handling: that waiter gets the refusal, classified by {@link EtcdErrors}.
  *       The waiters behind it did nothing wrong; each is sent once more on a new stream.
  *   <li>With credentials the stream carries a token in the {@code token} header (jetcd puts its token on its own
- *       stubs only), chosen by {@link KeepAliveTokens}: jetcd's, so that the keepalives keep it alive, else one from
+ *       stubs only), chosen by {@link StreamTokens}: jetcd's, so that the keepalives keep it alive, else one from
  *       {@code Auth/Authenticate} on the same channel. Since 3.5.28 etcd checks it on every keepalive (3.5.30 refuses
  *       a tokenless one; 3.4.23 checks none). A token etcd refused (expired after {@code --auth-token-ttl} unused, or
  *       forgotten by a restarted member) ends the stream for every waiter, and each keepalive is sent once more on a
@@ -80,7 +80,7 @@ final class KeepAliveStream implements AutoCloseable {
 
   private final Client client;
   private final ChannelCapture capture;
-  private final KeepAliveTokens tokens; // null without credentials
+  private final StreamTokens tokens; // null without credentials
   private final KeepAliveCounters counters;
   // guarded by this:
   private Stream current; // null until opened, and after it ended
@@ -91,7 +91,7 @@ final class KeepAliveStream implements AutoCloseable {
       KeepAliveCounters counters) {
     this.client = client;
     this.capture = capture;
-    this.tokens = credentials == null ? null : new KeepAliveTokens(capture, credentials, counters);
+    this.tokens = credentials == null ? null : new StreamTokens(capture, credentials, counters.tokens, "keepalive");
     this.counters = counters;
   }
 

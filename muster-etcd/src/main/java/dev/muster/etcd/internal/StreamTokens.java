@@ -14,9 +14,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Which token a {@link KeepAliveStream} opens its next stream with, when the connection has credentials.
+ * Which token a stream Muster writes itself ({@link KeepAliveStream}, {@link WatchStream}) opens its next call with,
+ * when the connection has credentials. Each of the two has its own instance.
  *
  * <p>jetcd's own, as {@link ChannelCapture} saw it in jetcd's {@code Auth/Authenticate} answers (see there for why):
  * on 3.5.28+ the keepalives then keep it alive. Else a token the stream fetched itself from {@code Auth/Authenticate}
@@ -30,10 +32,11 @@ import java.util.concurrent.TimeoutException;
  * jetcd's read, authenticating) with no lock held; {@link #refused} is called under the stream's lock and only
  * records. This object's own lock guards its fields and is never held across I/O.
  */
-final class KeepAliveTokens {
+final class StreamTokens {
   private final ChannelCapture capture;
   private final EtcdConfig.Credentials credentials;
-  private final KeepAliveCounters counters;
+  private final LongAdder newTokens;
+  private final String stream;
   // guarded by this:
   private String own; // the last token fetched here, or null
   private String last; // the token of the last stream opened, or null
@@ -46,10 +49,15 @@ final class KeepAliveTokens {
     }
   });
 
-  KeepAliveTokens(ChannelCapture capture, EtcdConfig.Credentials credentials, KeepAliveCounters counters) {
+  /**
+   * {@code newTokens} counts each token a new stream uses that the last one did not; {@code stream} names the
+   * stream in a refusal's message ("keepalive", "watch").
+   */
+  StreamTokens(ChannelCapture capture, EtcdConfig.Credentials credentials, LongAdder newTokens, String stream) {
     this.capture = capture;
     this.credentials = credentials;
-    this.counters = counters;
+    this.newTokens = newTokens;
+    this.stream = stream;
   }
 
   /**
@@ -81,7 +89,7 @@ final class KeepAliveTokens {
     synchronized (this) {
       if (!t.equals(last)) {
         last = t;
-        counters.tokens.increment();
+        newTokens.increment();
       }
     }
     return t;
@@ -112,7 +120,7 @@ final class KeepAliveTokens {
       if (EtcdErrors.classify(e) == EtcdErrors.Kind.UNAVAILABLE) {
         throw e;
       }
-      throw Status.UNAUTHENTICATED.withDescription("etcd refused the keepalive stream's token request").withCause(e)
+      throw Status.UNAUTHENTICATED.withDescription("etcd refused the " + stream + " stream's token request").withCause(e)
           .asRuntimeException();
     }
   }
