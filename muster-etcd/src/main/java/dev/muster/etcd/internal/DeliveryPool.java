@@ -1,6 +1,7 @@
 package dev.muster.etcd.internal;
 
 import com.google.common.util.concurrent.MoreExecutors;
+import dev.muster.internal.SerialExecutor;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
@@ -11,15 +12,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The threads every endpoint cache of this process runs on (issue 19 §2): a few pool threads shared by all caches,
- * instead of two threads per cache (its loop and its notifier), so an event that reaches 100 caches wakes a few
- * busy threads rather than 200 parked ones.
+ * The threads every endpoint cache and every registration of this process runs on (issue 19 §2, issue 33 item 6): a
+ * few pool threads shared by all, instead of two threads per cache (its loop and its notifier) and one per
+ * registration, so an event that reaches 100 caches wakes a few busy threads rather than 200 parked ones.
  *
  * <ul>
  *   <li><b>{@link #sequential()}</b>: each cache takes two sequential executors over the pool, its loop and its
  *       notifier (Guava's {@code SequentialExecutor}). Each runs its tasks one at a time, in submission order, never
  *       two at once, but not always on the same thread; each task sees everything the one before it did (the queue
  *       hands it over with a happens-before edge).
+ *   <li><b>{@link #serial()}</b>: each registration's loop, a {@link SerialExecutor} over the pool: the same
+ *       contract, and a caller waiting for its step may run it on its own thread when the loop is idle
+ *       ({@code SerialExecutor.runOrQueue}; docs/design-registrations.md §1–2). Its etcd calls run under
+ *       {@link #blocking}, as a cache's range does.
  *   <li><b>The pool</b>: a {@link ForkJoinPool} in FIFO mode of {@code min(8, max(2, cores))} daemon threads
  *       {@code muster-delivery-N}, created with the first cache and kept for the life of the JVM (idle threads cost
  *       nothing but their stacks).
@@ -68,6 +73,11 @@ public final class DeliveryPool {
     return MoreExecutors.newSequentialExecutor(POOL);
   }
 
+  /** A new serial executor over the pool, for a registration's loop (see the class comment). */
+  static SerialExecutor serial() {
+    return new SerialExecutor(POOL);
+  }
+
   /**
    * What a cache's notifier runs on when it has a {@code CacheConfig.listenerExecutor}: that executor, or the pool
    * once that one lets a delivery down ({@link ListenerExecutor}). Wrap it with {@link #sequential(Executor)}.
@@ -88,7 +98,8 @@ public final class DeliveryPool {
 
   /**
    * Runs {@code call}, which blocks, and returns its result. On a pool thread it runs as a managed blocker, so the
-   * pool keeps its parallelism with a spare thread meanwhile; elsewhere it simply runs.
+   * pool keeps its parallelism with a spare thread meanwhile; elsewhere (a caller running a registration's step)
+   * it simply runs.
    */
   static <T> T blocking(Supplier<T> call) {
     if (!(Thread.currentThread() instanceof ForkJoinWorkerThread worker) || worker.getPool() != POOL) {
