@@ -73,6 +73,11 @@ public final class DeliveryPool {
     return MoreExecutors.newSequentialExecutor(POOL);
   }
 
+  /** Runs {@code task} on a pool thread, unordered: for short work that belongs to no loop (a lease's refill). */
+  static void execute(Runnable task) {
+    POOL.execute(task);
+  }
+
   /** A new serial executor over the pool, for a registration's loop (see the class comment). */
   static SerialExecutor serial() {
     return new SerialExecutor(POOL);

@@ -334,10 +334,11 @@ public final class EtcdRegistrar implements Registration {
     }
 
     /**
-     * The pool's refill is a task queued on the loop once the put is done: it runs after the driver has ended this
-     * attempt (event, caller released), so the next lease's grant neither competes with this put for etcd's commit
-     * nor delays {@code register()}'s return by the cost of starting the call. When {@code register()}'s caller runs
-     * the start, the refill is queued behind it and goes to a pool thread when the caller returns.
+     * The pool's refill is handed to a delivery pool thread once the put is done, so the next lease's grant neither
+     * competes with this put for etcd's commit nor delays {@code register()}'s return by the cost of starting the
+     * call. Not to this registration's loop: the refill would hold it just after {@code register()} returns, and a
+     * {@code close()} right then would find it busy and wait for a pool thread instead of running on its caller
+     * (RegisterProbe's close() did). {@link LeasePool} is thread-safe and its grant asynchronous.
      */
     @Override
     public PutResult putIfAbsent(Instance instance, long lease) {
@@ -351,7 +352,7 @@ public final class EtcdRegistrar implements Registration {
         if (refillAfterPut) {
           refillAfterPut = false;
           Duration ttl = config.ttl();
-          submit(() -> leasesAhead.refill(ttl), () -> { }); // refused: the next registration grants its own lease
+          DeliveryPool.execute(() -> leasesAhead.refill(ttl));
         }
       }
     }
