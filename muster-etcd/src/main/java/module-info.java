@@ -8,7 +8,6 @@ module dev.muster.etcd {
   requires jetcd.grpc; // etcd's generated Lease and Auth stubs: the keepalive stream on jetcd's channel
   requires io.grpc.stub; // ... and their StreamObserver
   requires org.slf4j;
-  requires com.google.common; // SequentialExecutor: each cache's loop and notifier over the shared delivery pool
   requires java.naming; // the user name in a client certificate's subject (LdapName)
 
   exports dev.muster.etcd;

@@ -1,6 +1,5 @@
 package dev.muster.etcd.internal;
 
-import com.google.common.util.concurrent.MoreExecutors;
 import dev.muster.internal.SerialExecutor;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
@@ -18,9 +17,9 @@ import java.util.function.Supplier;
  *
  * <ul>
  *   <li><b>{@link #sequential()}</b>: each cache takes two sequential executors over the pool, its loop and its
- *       notifier (Guava's {@code SequentialExecutor}). Each runs its tasks one at a time, in submission order, never
- *       two at once, but not always on the same thread; each task sees everything the one before it did (the queue
- *       hands it over with a happens-before edge).
+ *       notifier ({@link SerialExecutor}, the one serial executor of Muster). Each runs its tasks one at a time, in
+ *       submission order, never two at once, but not always on the same thread; each task sees everything the one
+ *       before it did (the run permit's hand-over is a happens-before edge).
  *   <li><b>{@link #serial()}</b>: each registration's loop, a {@link SerialExecutor} over the registrations' pool
  *       (below): the same contract, and a caller waiting for its step may run it on its own thread when the loop is
  *       idle ({@code SerialExecutor.runOrQueue}; docs/design-registrations.md §1–2). Its etcd calls run under
@@ -87,7 +86,7 @@ public final class DeliveryPool {
 
   /** A new sequential executor over the pool: tasks run one at a time, in submission order. */
   static Executor sequential() {
-    return MoreExecutors.newSequentialExecutor(POOL);
+    return new SerialExecutor(POOL);
   }
 
   /** Runs {@code task} on a registrations' pool thread, unordered: short work that belongs to no loop (a refill). */
@@ -110,7 +109,7 @@ public final class DeliveryPool {
 
   /** A new sequential executor over {@code under}: tasks run one at a time, in submission order. */
   static Executor sequential(Executor under) {
-    return MoreExecutors.newSequentialExecutor(under);
+    return new SerialExecutor(under);
   }
 
   /** Runs {@code task} on the timer thread after {@code delayNanos}; the task should only hand work on. */
