@@ -326,7 +326,7 @@ public final class MemoryBench {
           + " difference, %.1f B per registration), per registration", histogram.bytes() / (double) m),
           histogram.breakdown(TOP_CLASSES, m)));
       notes.add("registration: m registrations (drain 0, no shutdown hook) on one EtcdRegistry, all UP; each has"
-          + " a serial executor over the shared delivery pool, no thread of its own (before issue 33 item 6 each"
+          + " a serial executor over the registrations' shared pool, no thread of its own (before issue 33 item 6 each"
           + " owned one, muster-registrar-<id>); etcd's side (a lease, a key) is not in this JVM; the Jackson"
           + " buffers row counts BufferRecyclers kept per thread (Jackson's default ThreadLocal pool; Muster's"
           + " Json.MAPPER takes them from one shared pool, so 0 there)");
