@@ -9,7 +9,6 @@ module dev.muster.etcd {
   requires com.google.protobuf; // the watch create's watch_id, a field jetcd's generated class lacks
   requires io.grpc.stub; // ... and their StreamObserver
   requires org.slf4j;
-  requires com.google.common; // SequentialExecutor: each cache's loop and notifier over the shared delivery pool
   requires java.naming; // the user name in a client certificate's subject (LdapName)
 
   exports dev.muster.etcd;

@@ -34,7 +34,7 @@ final class JsonLines {
 
   /**
    * Writes {@code node} as one line and flushes, so a reader of a pipe sees each event as it happens. Synchronized
-   * on {@code out} because registration events may come from the registrar thread and a shutdown hook.
+   * on {@code out} because registration events may come from a pool thread, the caller and a shutdown hook.
    */
   static void print(PrintWriter out, ObjectNode node) {
     String line;

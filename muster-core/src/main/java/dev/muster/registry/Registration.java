@@ -7,9 +7,11 @@ import java.util.function.UnaryOperator;
  * A provider's live registration: its key in etcd under a lease that a background loop keeps alive, re-creating
  * both when etcd says the lease is gone.
  *
- * <p>Thread-safe. Every etcd call happens on the registration's own thread; the methods here only hand work to
- * it, so an application thread never waits on etcd except in {@link #close()}, whose job is to wait for the drain
- * and the revoke.
+ * <p>Thread-safe. Every etcd call happens on the registration's loop, one at a time: a thread of a shared pool, or
+ * the application thread inside {@code register()} or {@link #close()}, which waits for that step anyway and runs
+ * it itself when the loop is idle. The other methods only hand work to the loop, so an application thread never
+ * waits on etcd except in {@code register()} and {@link #close()}, whose job is to wait for the write, or for the
+ * drain and the revoke.
  */
 public interface Registration extends AutoCloseable {
   /** The instance as last written (or being written). */

@@ -11,7 +11,6 @@ import dev.muster.etcd.internal.EtcdEndpointCache;
 import dev.muster.etcd.internal.EtcdListings;
 import dev.muster.etcd.internal.EtcdRegistrar;
 import dev.muster.etcd.internal.LeasePool;
-import dev.muster.etcd.internal.LoopsAhead;
 import dev.muster.etcd.internal.NegativeControls;
 import dev.muster.registry.Instance;
 import dev.muster.registry.RegistrarConfig;
@@ -26,6 +25,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -83,7 +83,8 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
 
   private final EtcdConnection connection;
   private final LeasePool leasesAhead;
-  private final LoopsAhead loopsAhead = new LoopsAhead();
+  /** Every registration's timers: one daemon thread, started with the first, that hands due tasks to their loops. */
+  private final ScheduledThreadPoolExecutor registrarTimers = registrarTimers();
   private final Clock clock;
   private final List<EtcdRegistrar> registrations = new CopyOnWriteArrayList<>();
   private final List<EndpointCache> caches = new CopyOnWriteArrayList<>();
@@ -92,6 +93,16 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
     this.connection = connection;
     this.leasesAhead = new LeasePool(connection, System::nanoTime);
     this.clock = clock;
+  }
+
+  private static ScheduledThreadPoolExecutor registrarTimers() {
+    ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "muster-registrar-timer");
+      t.setDaemon(true);
+      return t;
+    });
+    timers.setRemoveOnCancelPolicy(true); // a cancelled keepalive or retry leaves the queue at once
+    return timers;
   }
 
   /** Connects lazily: nothing is sent to etcd until the first call. */
@@ -133,7 +144,7 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
       RegistrationListener listener) {
     Objects.requireNonNull(config, "config");
     // The production ticker: the registrar's timers and deadlines run on the monotonic clock.
-    EtcdRegistrar r = EtcdRegistrar.register(connection, leasesAhead, loopsAhead, connection.config().layout(),
+    EtcdRegistrar r = EtcdRegistrar.register(connection, leasesAhead, registrarTimers, connection.config().layout(),
         instance, config, controls, listener == null ? RegistrationListener.NONE : listener, clock, System::nanoTime,
         new SecureRandom());
     registrations.add(r);
@@ -279,7 +290,7 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
       }
     }
     leasesAhead.close();
-    loopsAhead.close();
+    registrarTimers.shutdownNow(); // a registration still open after its close limit has nothing left to do
     connection.close();
     if (!leftBehind.isEmpty()) {
       RegistryUnavailableException failure = new RegistryUnavailableException("closed, but could not revoke "

@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -232,6 +233,35 @@ class RegistrarIT {
     assertThat(events.types()).containsSubsequence(REGISTERED, DRAINING, REVOKED);
     assertThat(events.types().stream().filter(t -> t == REVOKED)).hasSize(1);
     assertThat(check.leases()).doesNotContain(r.leaseId());
+  }
+
+  /**
+   * A listener runs on the registration's loop, holding its run permit; one that closes its own registration
+   * cannot wait for a close that can only run after it. So close() there queues the close and returns, and the
+   * registration is revoked once the listener is done. The request timeout of 20 s makes close()'s own wait 61 s:
+   * a listener that waited for it would hold the loop far past the bound below.
+   */
+  @Test
+  void aListenerThatClosesItsOwnRegistrationReturnsAtOnceAndTheRevokeFollowsIt() throws Exception {
+    RegistrarConfig slowLimit = FAST.toBuilder().ttl(Duration.ofSeconds(60)).keepaliveInterval(Duration.ofSeconds(20))
+        .requestTimeout(Duration.ofSeconds(20)).build();
+    AtomicReference<Registration> self = new AtomicReference<>();
+    List<String> order = new CopyOnWriteArrayList<>();
+    Instance instance = Instance.of(service, "10.0.0.7", 8080);
+    Registration r = registry.register(instance, slowLimit, event -> {
+      order.add(event.type().name());
+      if (event.type() == UPDATED) {
+        self.get().close();
+        order.add("close() returned");
+      }
+    });
+    self.set(r);
+
+    r.update(i -> i.weight(5)).get(10, TimeUnit.SECONDS);
+
+    await().atMost(Duration.ofSeconds(15)).until(() -> r.state() == RegistrationState.CLOSED);
+    assertThat(order).containsSubsequence("REGISTERED", "UPDATED", "close() returned", "REVOKED");
+    assertThat(check.get(keyOf(instance))).isEmpty();
   }
 
   @Test

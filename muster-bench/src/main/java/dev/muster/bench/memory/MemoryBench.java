@@ -325,12 +325,11 @@ public final class MemoryBench {
       breakdowns.add(new Breakdown(String.format(Locale.ROOT, "registration, heap by class (class histogram's"
           + " difference, %.1f B per registration), per registration", histogram.bytes() / (double) m),
           histogram.breakdown(TOP_CLASSES, m)));
-      notes.add("registration: m registrations (drain 0, no shutdown hook) on one EtcdRegistry, all UP; each owns"
-          + " a thread (muster-registrar-<id>): its Thread object and executor are counted, its stack (native, not"
-          + " heap; up to -Xss) is not; etcd's side (a lease, a key) is not in this JVM; the Jackson buffers"
-          + " row counts BufferRecyclers a registration's thread keeps (Jackson's default ThreadLocal pool; Muster's"
-          + " Json.MAPPER takes them from one shared pool, so 0 there); JOL sizes a java.lang.Thread without its"
-          + " @Contended padding (the histogram's Thread line is the right one)");
+      notes.add("registration: m registrations (drain 0, no shutdown hook) on one EtcdRegistry, all UP; each has"
+          + " a serial executor over the registrations' shared pool, no thread of its own (before issue 33 item 6 each"
+          + " owned one, muster-registrar-<id>); etcd's side (a lease, a key) is not in this JVM; the Jackson"
+          + " buffers row counts BufferRecyclers kept per thread (Jackson's default ThreadLocal pool; Muster's"
+          + " Json.MAPPER takes them from one shared pool, so 0 there)");
       Reference.reachabilityFence(registrations);
     }
   }

@@ -91,6 +91,13 @@ import org.slf4j.LoggerFactory;
  * every wait is a {@link Timer} task. Time comes from the injected ticker. {@link #state()}, {@link #leaseId()} and
  * {@link #instance()} read volatile fields and may be called anywhere; the listener is called on the loop, and an
  * exception it throws is logged and ignored.
+ *
+ * <p>What "one serialized executor" is ({@code dev.muster.internal.SerialExecutor} in {@code EtcdRegistrar};
+ * docs/design-registrations.md §1–2): every input runs while holding the registration's run permit, on whichever
+ * thread holds it: a pool thread, or a caller blocked in {@code register()} or {@code close()} on that registration.
+ * Nothing else ever holds it. So the listener may be called on such a caller's own thread, inside its {@code
+ * register()} or {@code close()}; an input it submits from there (an {@code update()}) is queued behind the running
+ * one, never run inside it.
  */
 public final class RegistrarDriver {
   private static final Logger log = LoggerFactory.getLogger(RegistrarDriver.class);

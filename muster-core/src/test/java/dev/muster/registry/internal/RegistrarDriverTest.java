@@ -15,6 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.muster.DuplicateInstanceException;
 import dev.muster.InvalidInputException;
 import dev.muster.RegistryUnavailableException;
+import dev.muster.internal.SerialExecutor;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceState;
 import dev.muster.registry.RegistrarConfig;
@@ -511,6 +512,41 @@ class RegistrarDriverTest {
 
   @Nested
   class Updating {
+    /**
+     * What {@code EtcdRegistrar} does, on its serial executor: {@code register()} runs the start on the caller's
+     * thread (the loop is idle), so REGISTERED reaches the listener there, inside {@code register()}. A listener
+     * that calls {@code update()} from it submits to the same loop from the thread that holds its run permit: the
+     * update must queue behind the start (which has not completed {@code started()} yet), not run inside it, and the
+     * loop must hand it to the pool once the caller is done.
+     */
+    @Test
+    void anUpdateFromTheListenerDuringRegisterIsQueuedBehindTheStartAndWrittenAfterIt() {
+      List<Runnable> lent = new ArrayList<>();
+      SerialExecutor serial = new SerialExecutor(lent::add);
+      CompletableFuture<Instance> result = new CompletableFuture<>();
+      List<Thread> listenedOn = new ArrayList<>();
+      driver = new RegistrarDriver(KEY, "[http://127.0.0.1:2379]", INSTANCE, CONFIG, RegistrarControls.PRODUCTION,
+          etcd, loop, loop.clock(), loop::nanoTime, new TopOfWindow(), event -> {
+            events.add(event);
+            listenedOn.add(Thread.currentThread());
+            if (event.type() == REGISTERED) {
+              serial.execute(() -> driver.update(i -> i.weight(7), result)); // what EtcdRegistrar.update does
+            }
+          });
+
+      boolean ranHere = serial.runOrQueue(driver::start);
+
+      assertThat(ranHere).as("an idle loop: the caller ran the start").isTrue();
+      assertThat(driver.started()).isCompleted();
+      assertThat(listenedOn).containsExactly(Thread.currentThread());
+      assertThat(result).as("queued, not run inside the start").isNotDone();
+      assertThat(lent).as("handed to the pool when the caller released the loop").hasSize(1);
+      lent.remove(0).run();
+      assertThat(result).isCompletedWithValue(INSTANCE.weight(7));
+      assertThat(types()).containsExactly(REGISTERED, UPDATED);
+      assertThat(etcd.journal).containsExactly("0ms grant", "0ms putIfAbsent 1", "0ms put 1 UP");
+    }
+
     @Test
     void anUpdateIsWrittenOnTheSameLease() {
       register();

@@ -2,6 +2,7 @@ package dev.muster.etcd.internal;
 
 import dev.muster.RegistryUnavailableException;
 import dev.muster.etcd.internal.EtcdOps.EtcdCallException;
+import dev.muster.internal.SerialExecutor;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
 import dev.muster.registry.RegistrarConfig;
@@ -45,12 +46,18 @@ import org.slf4j.LoggerFactory;
  * parallel at shutdown.
  *
  * <h2>Threading</h2>
- * Every driver input and every etcd call runs on this registration's own single thread ({@code
- * muster-registrar-ID}), which blocks for at most the request timeout per call. The thread was started ahead, by
- * the registration before (see {@link LoopsAhead}); this one starts the next. Public methods only submit tasks
- * to it; {@link #register} waits for the first registration's outcome (a future; nothing sleeps on the caller's
- * thread). {@link #instance()}, {@link #leaseId()} and {@link #state()} read the driver's volatile fields.
- * Listeners are called on the loop thread, never under a lock.
+ * No thread of its own (docs/design-registrations.md §1–2): the registration's loop is a {@link SerialExecutor}
+ * over the process's {@link DeliveryPool}. Every driver input and every etcd call runs while holding its run
+ * permit, one at a time, in order, on whichever thread holds it: a pool thread, or the caller of {@link #register}
+ * or {@link #close()}, which runs the step itself when the loop is idle (it would wait for the step anyway; handing
+ * it to a pool thread and back cost two wake-ups). An etcd call blocks for at most the request timeout; on a pool
+ * thread it runs as a managed blocker ({@link DeliveryPool#blocking}), so the pool lends another thread meanwhile.
+ * Timers are the registry's one timer thread, which only hands each task to the loop. {@link #update} and {@link
+ * #closeAsync} only queue; {@link #register} and {@link #close()} wait on the driver's futures (nothing sleeps).
+ * {@link #instance()}, {@link #leaseId()} and {@link #state()} read the driver's volatile fields. Listeners are
+ * called by the permit's holder, never under a lock: so possibly on the thread inside {@code register()} or {@code
+ * close()}; what they submit from there is queued behind the running step, and a {@code close()} from a listener
+ * returns without waiting (the close runs after the listener).
  */
 public final class EtcdRegistrar implements Registration {
   private static final Logger log = LoggerFactory.getLogger(EtcdRegistrar.class);
@@ -60,14 +67,19 @@ public final class EtcdRegistrar implements Registration {
   private final String key;
   private final String servicePrefix;
   private final RegistrarConfig config;
-  private final ScheduledExecutorService loop;
+  private final SerialExecutor loop;
+  /** The registry's timer thread: it only hands a due task to {@link #loop}. */
+  private final ScheduledExecutorService timers;
+  /** Set once the driver has closed: nothing more is queued on the loop. */
+  private volatile boolean ended;
   private final RegistrarDriver driver;
   private final Thread shutdownHook;
 
-  private EtcdRegistrar(EtcdConnection connection, LeasePool leasesAhead, LoopsAhead loopsAhead, RegistryLayout layout,
-      Instance instance, RegistrarConfig config, RegistrarControls controls, RegistrationListener listener,
-      Clock clock, LongSupplier nanoTime, RandomGenerator random) {
+  private EtcdRegistrar(EtcdConnection connection, LeasePool leasesAhead, ScheduledExecutorService timers,
+      RegistryLayout layout, Instance instance, RegistrarConfig config, RegistrarControls controls,
+      RegistrationListener listener, Clock clock, LongSupplier nanoTime, RandomGenerator random) {
     this.connection = connection;
+    this.timers = timers;
     this.leasesAhead = leasesAhead;
     this.key = layout.instanceKey(instance);
     this.servicePrefix = layout.servicePrefix(instance.namespace(), instance.service());
@@ -79,9 +91,9 @@ public final class EtcdRegistrar implements Registration {
         io, this::schedule, clock, nanoTime, random, listener);
     this.shutdownHook = config.shutdownHook() ? new Thread(this::closeFromHook, "muster-registrar-stop-"
         + instance.id()) : null;
-    this.loop = loopsAhead.take("muster-registrar-" + instance.id()); // last: nothing above may leave it running
+    this.loop = DeliveryPool.serial();
     driver.closed().whenComplete((v, e) -> {
-      loop.shutdown();
+      ended = true;
       removeShutdownHook();
     });
   }
@@ -90,26 +102,17 @@ public final class EtcdRegistrar implements Registration {
    * Registers {@code instance} and starts its keepalive loop. Blocks the caller until the key is written, the id
    * is found taken, or etcd stayed unreachable for {@code startTimeout}.
    */
-  public static EtcdRegistrar register(EtcdConnection connection, LeasePool leasesAhead, LoopsAhead loopsAhead,
-      RegistryLayout layout, Instance instance, RegistrarConfig config, RegistrarControls controls,
-      RegistrationListener listener, Clock clock, LongSupplier nanoTime, RandomGenerator random) {
+  public static EtcdRegistrar register(EtcdConnection connection, LeasePool leasesAhead,
+      ScheduledExecutorService timers, RegistryLayout layout, Instance instance, RegistrarConfig config,
+      RegistrarControls controls, RegistrationListener listener, Clock clock, LongSupplier nanoTime,
+      RandomGenerator random) {
     Objects.requireNonNull(instance, "instance");
-    EtcdRegistrar r = new EtcdRegistrar(connection, leasesAhead, loopsAhead, layout, instance, config, controls,
+    EtcdRegistrar r = new EtcdRegistrar(connection, leasesAhead, timers, layout, instance, config, controls,
         listener, clock, nanoTime, random);
     if (r.shutdownHook != null) {
-      try {
-        Runtime.getRuntime().addShutdownHook(r.shutdownHook); // before the first grant; see the class comment
-      } catch (RuntimeException e) { // the JVM is already shutting down: nothing was granted, stop the thread
-        r.loop.shutdownNow();
-        throw e;
-      }
+      Runtime.getRuntime().addShutdownHook(r.shutdownHook); // before the first grant; see the class comment
     }
-    r.loop.execute(r.driver::start);
-    try {
-      r.loop.execute(loopsAhead::refill); // after the start's attempt, as the lease's refill: off the caller's path
-    } catch (RejectedExecutionException e) {
-      // the start already failed and shut the loop down: the next registration starts its own thread
-    }
+    r.loop.runOrQueue(r.driver::start); // the loop is new, so idle: the start's first attempt runs right here
     try {
       r.driver.started().get();
     } catch (ExecutionException e) {
@@ -167,9 +170,19 @@ public final class EtcdRegistrar implements Registration {
     return driver.closed();
   }
 
+  /**
+   * Drains and revokes, waiting until done (at most {@link #closeLimit()}). When the loop is idle the close runs on
+   * this thread; from a listener (a task of this loop) it only queues the close and returns: that thread cannot wait
+   * for what runs after it.
+   */
   @Override
   public void close() {
-    closeAsync();
+    if (loop.inTask()) {
+      closeAsync();
+      removeShutdownHook();
+      return;
+    }
+    closeHere();
     removeShutdownHook();
     awaitClosed();
   }
@@ -186,25 +199,58 @@ public final class EtcdRegistrar implements Registration {
 
   // ---- plumbing ------------------------------------------------------------------------------------
 
+  /**
+   * The driver's timer: the registry's timer thread hands {@code task} to the loop when due. The returned cancel
+   * runs on the loop (as every driver call does), so a task already handed over but not yet run is skipped by its
+   * flag.
+   */
   private Runnable schedule(Runnable task, Duration delay) {
-    try {
-      ScheduledFuture<?> f = loop.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
-      return () -> f.cancel(false);
-    } catch (RejectedExecutionException e) {
+    if (ended) {
       return () -> { }; // the driver has closed; nothing more is due
+    }
+    boolean[] cancelled = new boolean[1]; // loop only: written by the cancel, read by the task, both on the loop
+    try {
+      ScheduledFuture<?> f = timers.schedule(() -> submit(() -> {
+        if (!cancelled[0]) {
+          task.run();
+        }
+      }, () -> { }), delay.toNanos(), TimeUnit.NANOSECONDS);
+      return () -> {
+        cancelled[0] = true;
+        f.cancel(false);
+      };
+    } catch (RejectedExecutionException e) {
+      return () -> { }; // the registry is closed: its timer thread is gone
     }
   }
 
+  /** Queues {@code task} on the loop, or runs {@code onRejected} when the driver has closed. */
   private void submit(Runnable task, Runnable onRejected) {
+    if (ended) {
+      onRejected.run();
+      return;
+    }
     try {
       loop.execute(task);
-    } catch (RejectedExecutionException e) {
+    } catch (RejectedExecutionException e) { // the pool refused (the JVM is going down)
       onRejected.run();
     }
   }
 
+  /** The driver's close on this thread if the loop is idle, else queued; the caller then waits for it. */
+  private void closeHere() {
+    if (ended) {
+      return;
+    }
+    try {
+      loop.runOrQueue(driver::close);
+    } catch (RejectedExecutionException e) {
+      // the pool refused what was queued behind the close (the JVM is going down); the wait below is bounded
+    }
+  }
+
   private void closeFromHook() {
-    closeAsync();
+    closeHere();
     awaitClosed();
   }
 
@@ -232,7 +278,10 @@ public final class EtcdRegistrar implements Registration {
     }
   }
 
-  /** The driver's calls, each a blocking jetcd call on the loop thread, bounded by the request timeout. */
+  /**
+   * The driver's calls, each a blocking jetcd call on the loop, bounded by the request timeout, and run as a managed
+   * blocker when the loop is on a pool thread ({@link DeliveryPool#blocking}).
+   */
   private final class JetcdIo implements RegistrarDriver.Io, SharedLeases.KeyOps {
     /** The client of the last call: the one a failure report is about. */
     private Client used;
@@ -245,9 +294,10 @@ public final class EtcdRegistrar implements Registration {
 
     /** One call on the current client; an answer, even a refusal, is reported as a success of the connection. */
     private <T> T call(java.util.function.Function<Client, T> op) {
-      return call(connection.client(), op);
+      return DeliveryPool.blocking(() -> call(connection.client(), op));
     }
 
+    /** Not itself a managed blocker: called inside one. */
     private <T> T call(Client c, java.util.function.Function<Client, T> op) {
       used = c;
       attemptStartedNanos = System.nanoTime();
@@ -287,9 +337,11 @@ public final class EtcdRegistrar implements Registration {
     }
 
     /**
-     * The pool's refill is a task queued on the loop once the put is done: it runs after the driver has ended this
-     * attempt (event, caller released), so the next lease's grant neither competes with this put for etcd's commit
-     * nor delays {@code register()}'s return by the cost of starting the call.
+     * The pool's refill is handed to a delivery pool thread once the put is done, so the next lease's grant neither
+     * competes with this put for etcd's commit nor delays {@code register()}'s return by the cost of starting the
+     * call. Not to this registration's loop: the refill would hold it just after {@code register()} returns, and a
+     * {@code close()} right then would find it busy and wait for a pool thread instead of running on its caller
+     * (RegisterProbe's close() did). {@link LeasePool} is thread-safe and its grant asynchronous.
      */
     @Override
     public PutResult putIfAbsent(Instance instance, long lease) {
@@ -303,11 +355,7 @@ public final class EtcdRegistrar implements Registration {
         if (refillAfterPut) {
           refillAfterPut = false;
           Duration ttl = config.ttl();
-          try {
-            loop.execute(() -> leasesAhead.refill(ttl));
-          } catch (java.util.concurrent.RejectedExecutionException e) {
-            // the registration is already over (a failed start): the next one grants its own lease
-          }
+          DeliveryPool.execute(() -> leasesAhead.refill(ttl));
         }
       }
     }
@@ -325,8 +373,10 @@ public final class EtcdRegistrar implements Registration {
     @Override
     public long keepAlive(long lease) {
       try {
-        KeepAliveStream stream = connection.keepAliveStream();
-        return call(stream.client(), c -> stream.keepAlive(lease, config.requestTimeout()));
+        return DeliveryPool.blocking(() -> {
+          KeepAliveStream stream = connection.keepAliveStream();
+          return call(stream.client(), c -> stream.keepAlive(lease, config.requestTimeout()));
+        });
       } catch (EtcdCallException e) {
         throw mapped(e);
       }
@@ -374,7 +424,9 @@ public final class EtcdRegistrar implements Registration {
     @Override
     public void connectionFailed() {
       if (used != null && !answered) {
-        connection.failed(used, attemptStartedNanos, "registration " + key);
+        Client c = used;
+        long startedAt = attemptStartedNanos;
+        DeliveryPool.blocking(() -> connection.failed(c, startedAt, "registration " + key)); // may probe TCP
       }
     }
 
