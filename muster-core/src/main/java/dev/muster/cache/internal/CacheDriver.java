@@ -259,14 +259,18 @@ public final class CacheDriver {
   private long retryAtNanos;
   private boolean lastProbeOk;
   private boolean resyncOnRetry;
-  private Runnable cancelAudit = () -> { };
+  private static final Runnable NOTHING = () -> { };
+  private Runnable cancelAudit = NOTHING;
+  /**
+   * When the next audit is due ({@code nanoTime}; 0: none). The stall check's tick runs it: a timer task of its own
+   * cost each of 10,000 caches about 110 B while it waited minutes.
+   */
+  private long auditDueNanos;
   private AuditStep auditStep = AuditStep.IDLE;
   /** What an audit past the checkpoint could not tell from an event in flight, and the checkpoint it was found at. */
-  private List<RevisionApplier.Difference> auditSuspects = List.of();
-  private long auditSuspectsCheckpoint;
+  private Suspects auditSuspects = Suspects.NONE;
   /** The negative control's hook: drop the n-th revision watched, before the applier (0: never). */
-  private long dropRevisionNumber;
-  private long revisionsWatched;
+  private DropRevision dropRevision; // null but in the negative control: 16 B less for every other cache
 
   // Read from any thread.
   private volatile boolean stale;
@@ -329,7 +333,7 @@ public final class CacheDriver {
    * before {@link #start()}.
    */
   public void dropRevisionForNegativeControl(long n) {
-    dropRevisionNumber = n;
+    dropRevision = n > 0 ? new DropRevision(n) : null;
   }
 
   /** Why the driver stopped for good, if it did. */
@@ -407,7 +411,7 @@ public final class CacheDriver {
       while (i < events.size() && events.get(i).modRevision() == revision) {
         batch.add(events.get(i++));
       }
-      if (dropRevisionNumber > 0 && revision > applier.revision() && ++revisionsWatched == dropRevisionNumber) {
+      if (dropRevision != null && revision > applier.revision() && ++dropRevision.watched == dropRevision.number) {
         log.warn("negative control: cache of {} drops revision {} ({} event(s)) before applying it",
             config.service(), revision, batch.size());
         continue;
@@ -537,6 +541,9 @@ public final class CacheDriver {
     progressOutstanding = false;
     createdAtNanos = 0; // set by onCreated: only a watch etcd acknowledged counts towards healthyReset
     openedAtNanos = nanoTime.getAsLong(); // the stall check counts silence from here, lastEventAge does not
+    if (auditDueNanos != 0 && openedAtNanos - auditDueNanos >= 0 && auditStep == AuditStep.IDLE) {
+      armAudit(); // it fell due while the cache was not watching: an interval from now, as before
+    }
     io.watch(stream, fromRevision);
     armStallCheck();
   }
@@ -666,6 +673,10 @@ public final class CacheDriver {
       io.requestProgress(stream);
     }
     armStallCheck();
+    if (auditDueNanos != 0 && now - auditDueNanos >= 0) {
+      auditDueNanos = 0;
+      audit(); // may resync, which arms its own stall check
+    }
   }
 
   // ---- the audit (docs/design-audit.md) ------------------------------------------------------------
@@ -679,18 +690,41 @@ public final class CacheDriver {
    */
   private enum AuditStep { IDLE, AT_NEXT_PROGRESS, CONFIRM_WAIT, CONFIRM_AT_NEXT_PROGRESS }
 
-  /** The next audit, an interval drawn from [interval/2, 3·interval/2) from now; none when the interval is 0. */
+  /** Differences an audit past the checkpoint could not tell from events in flight, and the checkpoint then. */
+  private record Suspects(List<RevisionApplier.Difference> differences, long checkpoint) {
+    static final Suspects NONE = new Suspects(List.of(), 0);
+  }
+
+  /** The negative control's hook: drop the {@code number}-th revision watched; {@code watched} counts them. */
+  private static final class DropRevision {
+    final long number;
+    long watched;
+
+    DropRevision(long number) {
+      this.number = number;
+    }
+  }
+
+  /**
+   * The next audit, an interval drawn from [interval/2, 3·interval/2) from now, run by the first stall check tick
+   * after it (at most half the shorter of progressInterval and progressTimeout later); none when the interval is 0.
+   */
   private void armAudit() {
     cancelAudit.run();
+    cancelAudit = NOTHING; // not the done confirmation's handle, which would keep its task
     auditStep = AuditStep.IDLE;
-    auditSuspects = List.of();
+    auditSuspects = Suspects.NONE;
+    auditDueNanos = 0;
     if (config.auditInterval().isZero() || rule == ResumeRule.FROM_NOW_NEGATIVE_CONTROL) {
       return; // the lab's consumer C must keep what it missed
     }
     long half = config.auditInterval().toNanos() / 2;
     // not the backoff's random: its draws stay the retries' alone (tests predict them)
-    Duration wait = Duration.ofNanos(half + java.util.concurrent.ThreadLocalRandom.current().nextLong(2 * half));
-    cancelAudit = timer.schedule(this::audit, wait);
+    long wait = half + java.util.concurrent.ThreadLocalRandom.current().nextLong(2 * half);
+    auditDueNanos = nanoTime.getAsLong() + wait;
+    if (auditDueNanos == 0) {
+      auditDueNanos = 1;
+    }
   }
 
   /**
@@ -732,7 +766,7 @@ public final class CacheDriver {
   private void auditPastCheckpoint(long progressRevision) {
     long checkpoint = applier.revision();
     boolean confirming = auditStep == AuditStep.CONFIRM_AT_NEXT_PROGRESS;
-    if (confirming && checkpoint != auditSuspectsCheckpoint) {
+    if (confirming && checkpoint != auditSuspects.checkpoint()) {
       audit(); // events came meanwhile: the audit at the new checkpoint is exact
       return;
     }
@@ -760,7 +794,7 @@ public final class CacheDriver {
     }
     if (confirming) {
       List<RevisionApplier.Difference> again = new ArrayList<>(unsure);
-      again.retainAll(auditSuspects);
+      again.retainAll(auditSuspects.differences());
       if (!again.isEmpty()) {
         repair(again, "at progress revision " + at + " past the checkpoint " + checkpoint + ", found again "
             + config.progressTimeout().toMillis() + " ms after the first look with no event between");
@@ -775,8 +809,7 @@ public final class CacheDriver {
         + " {}); looking again in {} ms", config.service(), at, checkpoint, unsure.size(), unsure.get(0),
         config.progressTimeout().toMillis());
     auditStep = AuditStep.CONFIRM_WAIT;
-    auditSuspects = unsure;
-    auditSuspectsCheckpoint = checkpoint;
+    auditSuspects = new Suspects(unsure, checkpoint);
     cancelAudit.run();
     cancelAudit = timer.schedule(this::confirmAudit, config.progressTimeout());
   }
@@ -785,7 +818,7 @@ public final class CacheDriver {
   private void confirmAudit() {
     if (state != State.WATCHING) {
       armAudit();
-    } else if (applier.revision() != auditSuspectsCheckpoint) {
+    } else if (applier.revision() != auditSuspects.checkpoint()) {
       audit(); // events came: the audit at the new checkpoint is exact
     } else {
       auditStep = AuditStep.CONFIRM_AT_NEXT_PROGRESS;
