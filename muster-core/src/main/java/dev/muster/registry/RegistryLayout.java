@@ -126,7 +126,7 @@ public record RegistryLayout(String root) {
   private static final class KnownSegments {
     static final int MAX = 8;
 
-    private final String[] strings = new String[MAX];
+    private String[] strings = new String[4]; // a namespace, a service, a version or two; grown to MAX if need be
     private int count;
 
     String find(String key, int from, int to) {
@@ -141,6 +141,9 @@ public record RegistryLayout(String root) {
     }
 
     void keep(String segment) {
+      if (count == strings.length && count < MAX) {
+        strings = java.util.Arrays.copyOf(strings, MAX);
+      }
       if (count < MAX) {
         strings[count++] = segment;
       }
