@@ -37,7 +37,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -95,6 +94,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class EtcdEndpointCache implements EndpointCache {
   private static final Logger log = LoggerFactory.getLogger(EtcdEndpointCache.class);
+  /** The reconnect jitter's draws, shared by every cache (thread-safe; 80 B a cache when each had its own). */
+  private static final SecureRandom BACKOFF_RANDOM = new SecureRandom();
 
   private final EtcdConnection connection;
   private final CacheConfig config;
@@ -104,8 +105,8 @@ public final class EtcdEndpointCache implements EndpointCache {
   private final RevisionApplier applier;
   private final CacheDriver driver;
   private final CacheNotifier listeners;
-  private final CountDownLatch ready = new CountDownLatch(1);
-  private final CountDownLatch settled = new CountDownLatch(1); // the first set, or a failure: awaitReady's end
+  /** The first set (true) or a failure (false): awaitReady's end. One future, not two latches: 24 B, not 96. */
+  private final CompletableFuture<Boolean> settled = new CompletableFuture<>();
   private volatile EndpointSet current = EndpointSet.EMPTY;
   private volatile boolean closed;
   /** Set once close() has run the driver's close: the notifier then takes no new task (adding a listener fails). */
@@ -140,14 +141,14 @@ public final class EtcdEndpointCache implements EndpointCache {
     this.applier = new RevisionApplier(layout, prefix, config.trustedKeys());
     this.driver = new CacheDriver(config, rule, applier, new JetcdIo(), this::schedule, clock,
         System::nanoTime, new Backoff(config.backoffBase(), config.backoffCap(),
-            backoffRandom == null ? new SecureRandom() : backoffRandom),
+            backoffRandom == null ? BACKOFF_RANDOM : backoffRandom),
         new ToListeners(), store);
   }
 
   /**
    * Creates the cache and starts it: the first range runs on the cache's thread right away. {@code onClosed} runs
    * once, on the thread that closes the cache, after it has closed. {@code backoffRandom} draws the reconnect
-   * jitter; null for the cache's own {@link SecureRandom} (only the lab's jitter-off control passes one).
+   * jitter; null for the caches' shared {@link SecureRandom} (only the lab's jitter-off control passes one).
    */
   public static EtcdEndpointCache start(EtcdConnection connection, CacheConfig config, CacheDriver.ResumeRule rule,
       Clock clock, RandomGenerator backoffRandom, List<EndpointListener> listeners, Consumer<EndpointCache> onClosed) {
@@ -227,9 +228,11 @@ public final class EtcdEndpointCache implements EndpointCache {
   @Override
   public boolean awaitReady(Duration timeout) {
     try {
-      return settled.await(timeout.toNanos(), TimeUnit.NANOSECONDS) && ready.getCount() == 0;
+      return settled.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      return false;
+    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
       return false;
     }
   }
@@ -321,14 +324,13 @@ public final class EtcdEndpointCache implements EndpointCache {
       current = set;
       malformed = applier.malformedCount(); // the loop: the applier's owner
       unverified = applier.unverifiedCount();
-      ready.countDown();
-      settled.countDown();
+      settled.complete(true);
       listeners.publish(set, delta);
     }
 
     @Override
     public void failed(EndpointSet set, dev.muster.MusterException why) {
-      settled.countDown();
+      settled.complete(false);
       listeners.failed(set, why);
     }
 
