@@ -12,14 +12,14 @@ import org.slf4j.LoggerFactory;
  * Runs tasks one at a time, in submission order, on threads lent by a shared pool, or on the thread of a caller
  * that waits for its task anyway ({@link #runOrQueue}). A registration's loop is one (docs/design-registrations.md
  * §1–2): a thread per registration would sit parked between keepalives, and handing {@code register()}'s step to
- * it and back costs two thread wake-ups on the caller's path. So are each endpoint cache's loop and notifier
+ * it and back costs two thread wake-ups on the caller's path. Each endpoint cache's loop and notifier is one too
  * ({@code DeliveryPool.sequential}): Muster has this one serial executor (Guava's {@code SequentialExecutor},
  * which the caches used before, cannot run a task on its caller).
  *
  * <h2>Threading contract</h2>
  * Thread-safe: any thread may call {@link #execute} and {@link #runOrQueue}. Tasks never overlap, and each task
  * happens-before the next, whichever threads run them. Whoever runs tasks holds this executor's <b>run
- * permit</b>: a pool thread lent to {@link #drain}, or a caller inside {@link #runOrQueue}. Nothing else holds it.
+ * permit</b>: a pool thread lent to its drain, or a caller inside {@link #runOrQueue}. Nothing else holds it.
  * Task code may therefore keep its state in plain fields, as on a single thread.
  *
  * <h2>The state word</h2>
