@@ -83,7 +83,7 @@ public final class ScaleBench {
    * @param steps the parts to run (all of them but in development)
    */
   public record Plan(int watchers, int providers, int jvms, int samples, Duration outage, Duration window,
-      int storms, Set<Step> steps) {
+      int storms, int warmupStorms, Set<Step> steps) {
     public Plan {
       if (watchers < jvms || providers < jvms) {
         throw new IllegalArgumentException(watchers + " watchers / " + providers + " providers over " + jvms
@@ -95,33 +95,42 @@ public final class ScaleBench {
       if (samples < 1) {
         throw new IllegalArgumentException(samples + " samples per fleet: use at least 1");
       }
+      if (warmupStorms < 0) {
+        throw new IllegalArgumentException(warmupStorms + " warm-up storms per fleet: use 0 or more");
+      }
       steps = Set.copyOf(steps);
     }
 
     /** 10,000 watchers and 1,000 providers in 4 JVMs each (issue 19 §5), one storm per fleet, every step. */
     public static Plan full() {
-      return new Plan(10_000, 1_000, 4, 20, Duration.ofSeconds(5), Duration.ofSeconds(20), 1,
+      return new Plan(10_000, 1_000, 4, 20, Duration.ofSeconds(5), Duration.ofSeconds(20), 1, 0,
           EnumSet.allOf(Step.class));
     }
 
     public Plan withSizes(Integer watchers, Integer providers) {
       return new Plan(watchers == null ? this.watchers : watchers, providers == null ? this.providers : providers,
-          jvms, samples, outage, window, storms, steps);
+          jvms, samples, outage, window, storms, warmupStorms, steps);
     }
 
     public Plan withStorms(Integer storms) {
       return new Plan(watchers, providers, jvms, samples, outage, window, storms == null ? this.storms : storms,
-          steps);
+          warmupStorms, steps);
     }
 
     public Plan withSamples(Integer samples) {
       return new Plan(watchers, providers, jvms, samples == null ? this.samples : samples, outage, window, storms,
-          steps);
+          warmupStorms, steps);
+    }
+
+    /** {@code warmupStorms} unrecorded storms per fleet before the measured ones (null: as before). */
+    public Plan withWarmupStorms(Integer warmupStorms) {
+      return new Plan(watchers, providers, jvms, samples, outage, window, storms,
+          warmupStorms == null ? this.warmupStorms : warmupStorms, steps);
     }
 
     /** Only {@code steps}, or every step when null or empty. */
     public Plan withSteps(Collection<Step> steps) {
-      return new Plan(watchers, providers, jvms, samples, outage, window, storms,
+      return new Plan(watchers, providers, jvms, samples, outage, window, storms, warmupStorms,
           steps == null || steps.isEmpty() ? EnumSet.allOf(Step.class) : EnumSet.copyOf(steps));
     }
   }
@@ -368,6 +377,7 @@ public final class ScaleBench {
   private void watchers(EtcdCluster etcd) {
     try (WatcherFleet fleet = fleet(etcd.endpointsString(), "watchers", true)) {
       visibility.add(visible(etcd, fleet, "etcd directly", null));
+      warmUp(etcd, fleet, "direct, jitter on");
       for (int i = 1; i <= plan.storms(); i++) {
         storms.add(StormRun.run(etcd, 0, fleet, "direct, jitter on" + numbered(i), plan.outage(), progress));
       }
@@ -376,6 +386,7 @@ public final class ScaleBench {
 
   private void stormsWithoutJitter(EtcdCluster etcd) {
     try (WatcherFleet fleet = fleet(etcd.endpointsString(), "watchers-nojitter", false)) {
+      warmUp(etcd, fleet, "direct, jitter off");
       for (int i = 1; i <= plan.storms(); i++) {
         storms.add(StormRun.run(etcd, 0, fleet, "direct, jitter off" + numbered(i), plan.outage(), progress));
       }
@@ -398,6 +409,20 @@ public final class ScaleBench {
           }
         }
       }
+    }
+  }
+
+  /**
+   * The plan's warm-up storms on {@code fleet}, not recorded: a fleet's first storm runs its recovery path (the
+   * client's replacement, every watch created again) for the first time, in cold JVMs. A note says what they took.
+   */
+  private void warmUp(EtcdCluster etcd, WatcherFleet fleet, String name) {
+    for (int i = 1; i <= plan.warmupStorms(); i++) {
+      Storm s = StormRun.run(etcd, 0, fleet, name + ", warm-up " + i, plan.outage(), progress);
+      notes.add(String.format(Locale.ROOT, "%s, warm-up storm %d (not in the table): caught up %.0f ms after etcd"
+          + " answered, recovered p50 %.0f / max %.0f ms, %d stale, %d resyncs", name, i, s.caughtUpAfterAnswerMs(),
+          s.recoveredMs().count() == 0 ? Double.NaN : s.recoveredAfterAnswerMs(50),
+          s.recoveredMs().count() == 0 ? Double.NaN : s.recoveredAfterAnswerMs(100), s.wentStale(), s.resyncs()));
     }
   }
 
@@ -426,6 +451,7 @@ public final class ScaleBench {
       progress.println("scale: etcd grpc-proxy (pid " + proxy.pid() + ") on 127.0.0.1:" + port);
       try (WatcherFleet fleet = fleet("http://127.0.0.1:" + port, "watchers-proxy", true)) {
         visibility.add(visible(etcd, fleet, "through grpc-proxy", proxy));
+        warmUp(etcd, fleet, "grpc-proxy, jitter on");
         for (int i = 1; i <= plan.storms(); i++) {
           storms.add(StormRun.run(etcd, 0, fleet, "grpc-proxy, jitter on" + numbered(i), plan.outage(), progress));
           if (!proxy.isAlive()) {
