@@ -289,6 +289,8 @@ public final class EtcdRegistrar implements Registration {
     private long attemptStartedNanos;
     /** Whether etcd answered the last call (even with a refusal or "no leader"): then it is not the connection's. */
     private boolean answered;
+    /** How the last call failed, for the report (the connection's replacement line names it). */
+    private String lastFailure = "";
     /** A first registration's lease was asked for: once its put ends, the pool grants the next one ahead. */
     private boolean refillAfterPut;
 
@@ -310,6 +312,7 @@ public final class EtcdRegistrar implements Registration {
         // etcd answered: a refusal, or "no leader" during an election (unavailable for the driver, which retries,
         // but nothing a new connection would change)
         answered = e.kind() != EtcdErrors.Kind.UNAVAILABLE || EtcdErrors.isNoLeader(e);
+        lastFailure = e.getMessage();
         if (answered) {
           connection.succeeded(c);
         }
@@ -426,7 +429,8 @@ public final class EtcdRegistrar implements Registration {
       if (used != null && !answered) {
         Client c = used;
         long startedAt = attemptStartedNanos;
-        DeliveryPool.blocking(() -> connection.failed(c, startedAt, "registration " + key)); // may probe TCP
+        String what = "registration " + key + ": " + lastFailure;
+        DeliveryPool.blocking(() -> connection.failed(c, startedAt, what)); // may probe TCP
       }
     }
 
