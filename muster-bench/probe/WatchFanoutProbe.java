@@ -27,27 +27,36 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * What one event costs when N watches of the same prefix fire together: on one Watch stream (WatchStream's case
- * when N caches of a JVM watch one service, the scale bench's fleet) and on N streams of one channel (jetcd's). For
- * each layout (each run twice, alternating), the time from a put's answer until all N events arrived, over R puts
- * (one at a time). etcd puts
+ * when N caches of a JVM watch one service, the scale bench's fleet), on N streams of one channel (jetcd's), or on
+ * K streams with the watches spread round-robin (an optional fourth argument, a comma-separated list of K; default
+ * {@code 1,N}). For each layout (the list run twice, in turn), the time from a put's answer until all N events
+ * arrived, over R puts (one at a time). etcd puts
  * each stream's responses through one 128-slot channel; a watcher whose send finds it full is retried later, as a
  * slow watcher (etcd_debugging_mvcc_slow_watcher_total), so one stream may take longer to deliver N at once. A
  * source-file program, not part of the bench:
  *
  * <pre>
  * java -cp muster-bench/target/muster-bench.jar muster-bench/probe/WatchFanoutProbe.java .cache/etcd/default/usr/bin/etcd 2500 30
+ * java -cp muster-bench/target/muster-bench.jar muster-bench/probe/WatchFanoutProbe.java .cache/etcd/default/usr/bin/etcd 2500 30 1,4,8,16,32
  * </pre>
  * etcd runs under muster-testing's {@link EtcdCluster}, stopped by pid on close.
  */
 public class WatchFanoutProbe {
   public static void main(String[] args) throws Exception {
-    if (args.length != 3) {
-      System.err.println("usage: WatchFanoutProbe ETCD_BIN N PUTS (e.g. .cache/etcd/default/usr/bin/etcd 2500 30)");
+    if (args.length != 3 && args.length != 4) {
+      System.err.println("usage: WatchFanoutProbe ETCD_BIN N PUTS [K,K,...] (e.g. .cache/etcd/default/usr/bin/etcd"
+          + " 2500 30 1,4,8,16,32; default K: 1,N)");
       System.exit(2);
     }
     Path binary = Path.of(args[0]);
     int n = Integer.parseInt(args[1]);
     int puts = Integer.parseInt(args[2]);
+    int[] ks = args.length == 4 ? Arrays.stream(args[3].split(",")).mapToInt(Integer::parseInt).toArray()
+        : new int[] {1, n};
+    int[] layouts = new int[ks.length * 2]; // the list twice, in turn: JIT, cache
+    for (int i = 0; i < layouts.length; i++) {
+      layouts[i] = ks[i % ks.length];
+    }
     try (EtcdCluster etcd = EtcdCluster.builder().binary(binary).build().start()) {
       String url = etcd.member(0).clientUrl().toString();
       System.out.println("etcd Version: " + EtcdBinary.version(binary).orElseThrow() + "; " + n + " watches of one"
@@ -63,22 +72,15 @@ public class WatchFanoutProbe {
       try (Client client = Client.builder().endpoints(URI.create(url)).interceptor(capture).build()) {
         client.getKVClient().put(bytes("/seed"), bytes("x")).get(10, TimeUnit.SECONDS);
         int round = 0;
-        for (boolean oneStream : new boolean[] {true, false, true, false}) { // each twice, alternating: JIT, cache
+        for (int k : layouts) {
           Events events = new Events();
           List<StreamObserver<WatchRequest>> streams = new ArrayList<>();
-          String prefix = (oneStream ? "/one" : "/many") + round++ + "/";
-          if (oneStream) {
-            StreamObserver<WatchRequest> s = WatchGrpc.newStub(captured.get()).watch(events);
-            streams.add(s);
-            for (int i = 1; i <= n; i++) {
-              s.onNext(create(prefix, i));
-            }
-          } else {
-            for (int i = 1; i <= n; i++) {
-              StreamObserver<WatchRequest> s = WatchGrpc.newStub(captured.get()).watch(events);
-              streams.add(s);
-              s.onNext(create(prefix, 1));
-            }
+          String prefix = "/k" + k + "-" + round++ + "/";
+          for (int i = 0; i < k; i++) {
+            streams.add(WatchGrpc.newStub(captured.get()).watch(events));
+          }
+          for (int i = 0; i < n; i++) { // round-robin, ids from 1 on each stream
+            streams.get(i % k).onNext(create(prefix, i / k + 1));
           }
           if (!events.created.await(60, TimeUnit.SECONDS, n)) {
             System.out.println("not all created within 60 s");
@@ -97,8 +99,10 @@ public class WatchFanoutProbe {
           }
           Arrays.sort(ms);
           System.out.printf("%s: all %d events after a put's answer: p50 %.1f ms, p99 %.1f ms, max %.1f ms%n",
-              oneStream ? "one stream, " + n + " watches" : n + " streams, one watch each", n, ms[puts / 2],
+              k == 1 ? "one stream, " + n + " watches" : k == n ? n + " streams, one watch each"
+                  : k + " streams, " + n / k + (n % k == 0 ? "" : "-" + (n / k + 1)) + " watches each", n, ms[puts / 2],
               ms[Math.min(puts - 1, (int) Math.ceil(puts * 0.99) - 1)], ms[puts - 1]);
+          events.closing = true; // the streams fail as the channel shuts down: expected
           streams.forEach(StreamObserver::onCompleted);
         }
       }
@@ -124,6 +128,7 @@ public class WatchFanoutProbe {
   private static final class Events implements StreamObserver<WatchResponse> {
     final Counter created = new Counter();
     volatile CountDownLatch all = new CountDownLatch(0);
+    volatile boolean closing;
 
     void expect(int n) {
       all = new CountDownLatch(n);
@@ -140,7 +145,9 @@ public class WatchFanoutProbe {
 
     @Override
     public void onError(Throwable t) {
-      System.out.println("a stream failed: " + t);
+      if (!closing) {
+        System.out.println("a stream failed: " + t);
+      }
     }
 
     @Override

@@ -31,15 +31,23 @@ import java.util.Optional;
  * @param credentials an etcd user and password, or null to connect without authentication (default none)
  * @param tls the CA to trust and the client certificate to present over {@code https://} endpoints, or null for
  *     plain {@code http://} (default none); {@code https://} endpoints without it trust the JVM's default CAs
+ * @param watchStreams how many etcd {@code Watch} streams a connection spreads its endpoint caches' watches over,
+ *     round-robin (default {@value #DEFAULT_WATCH_STREAMS}, from 1 to {@value #MAX_WATCH_STREAMS}): etcd sends one
+ *     event's responses to the watches of one stream one after another, so many caches of one service on fewer
+ *     streams see a change later (docs/memory-watch-fanout-k.txt); each stream costs about 1.6 kB in the client
  */
 public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration requestTimeout,
-    Credentials credentials, Tls tls) {
+    Credentials credentials, Tls tls, int watchStreams) {
   /** The endpoint used when neither {@code --endpoints} nor {@code MUSTER_ENDPOINTS} says otherwise. */
   public static final String DEFAULT_ENDPOINT = "http://127.0.0.1:2379";
+  /** Watch streams per connection unless set (docs/memory-watch-fanout-k.txt). */
+  public static final int DEFAULT_WATCH_STREAMS = 8;
+  /** The most watch streams a connection may spread its caches' watches over. */
+  public static final int MAX_WATCH_STREAMS = 64;
 
   /** The keys {@link #fromSettings(Map)} reads. */
   public static final List<String> SETTINGS = List.of("endpoints", "root", "request-timeout", "user", "password",
-      "password-file");
+      "password-file", "watch-streams");
 
   /**
    * An etcd user and its password; {@link #toString()} never shows the password.
@@ -144,6 +152,12 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
     this(endpoints, layout, requestTimeout, credentials, null);
   }
 
+  /** With {@value #DEFAULT_WATCH_STREAMS} watch streams; kept for callers of the five-component form. */
+  public EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration requestTimeout, Credentials credentials,
+      Tls tls) {
+    this(endpoints, layout, requestTimeout, credentials, tls, DEFAULT_WATCH_STREAMS);
+  }
+
   public EtcdConfig {
     Objects.requireNonNull(endpoints, "endpoints");
     Objects.requireNonNull(layout, "layout");
@@ -154,6 +168,10 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
     endpoints = List.copyOf(endpoints);
     if (requestTimeout.isNegative() || requestTimeout.isZero()) {
       throw new InvalidInputException("requestTimeout", requestTimeout, "use a positive duration");
+    }
+    if (watchStreams < 1 || watchStreams > MAX_WATCH_STREAMS) {
+      throw new InvalidInputException("watchStreams", watchStreams, "use 1 to " + MAX_WATCH_STREAMS
+          + " Watch streams per connection (default " + DEFAULT_WATCH_STREAMS + ")");
     }
     long secure = endpoints.stream().filter(u -> "https".equals(u.getScheme())).count();
     if (secure != 0 && secure != endpoints.size()) {
@@ -174,7 +192,10 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
     return builder().endpoints(endpoints).build();
   }
 
-  /** {@value #DEFAULT_ENDPOINT}, root {@code /muster}, 2 s request timeout, no authentication. */
+  /**
+   * {@value #DEFAULT_ENDPOINT}, root {@code /muster}, 2 s request timeout, no authentication,
+   * {@value #DEFAULT_WATCH_STREAMS} watch streams.
+   */
   public static EtcdConfig defaults() {
     return builder().build();
   }
@@ -192,6 +213,7 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
     b.requestTimeout = requestTimeout;
     b.credentials = credentials;
     b.tls = tls;
+    b.watchStreams = watchStreams;
     return b;
   }
 
@@ -199,7 +221,7 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
    * A configuration from plain settings, as a user keeps them (for example under a prefix of their own
    * properties): {@code endpoints} (comma-separated URLs), {@code root} (key root), {@code request-timeout}
    * ({@code 2s}), {@code user} with {@code password} or {@code password-file} (a file whose first line is the
-   * password). A missing key keeps its default.
+   * password), {@code watch-streams} ({@code 8}). A missing key keeps its default.
    *
    * @throws InvalidInputException for an unknown key (a misspelt setting is never ignored) or a bad value, named
    */
@@ -219,6 +241,14 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
     }
     if (settings.containsKey("request-timeout")) {
       b.requestTimeout(Durations.parse("request-timeout", settings.get("request-timeout")));
+    }
+    if (settings.containsKey("watch-streams")) {
+      String n = settings.get("watch-streams");
+      try {
+        b.watchStreams(Integer.parseInt(n.strip()));
+      } catch (NumberFormatException e) {
+        throw new InvalidInputException("watch-streams", n, "use a whole number from 1 to " + MAX_WATCH_STREAMS);
+      }
     }
     String user = settings.get("user");
     String password = settings.get("password");
@@ -247,16 +277,16 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
   }
 
   public EtcdConfig withLayout(RegistryLayout layout) {
-    return new EtcdConfig(endpoints, layout, requestTimeout, credentials, tls);
+    return new EtcdConfig(endpoints, layout, requestTimeout, credentials, tls, watchStreams);
   }
 
   public EtcdConfig withRequestTimeout(Duration requestTimeout) {
-    return new EtcdConfig(endpoints, layout, requestTimeout, credentials, tls);
+    return new EtcdConfig(endpoints, layout, requestTimeout, credentials, tls, watchStreams);
   }
 
   /** Authenticates as etcd user {@code user} (etcd's simple or JWT tokens; jetcd renews them). */
   public EtcdConfig withCredentials(String user, String password) {
-    return new EtcdConfig(endpoints, layout, requestTimeout, new Credentials(user, password), tls);
+    return new EtcdConfig(endpoints, layout, requestTimeout, new Credentials(user, password), tls, watchStreams);
   }
 
   /**
@@ -269,6 +299,7 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
     private Duration requestTimeout = Duration.ofSeconds(2);
     private Credentials credentials;
     private Tls tls;
+    private int watchStreams = DEFAULT_WATCH_STREAMS;
 
     private Builder() {}
 
@@ -323,6 +354,15 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
       return this;
     }
 
+    /**
+     * Spreads the endpoint caches' watches over {@code watchStreams} etcd {@code Watch} streams per connection,
+     * round-robin (default {@value EtcdConfig#DEFAULT_WATCH_STREAMS}, from 1 to {@value EtcdConfig#MAX_WATCH_STREAMS}).
+     */
+    public Builder watchStreams(int watchStreams) {
+      this.watchStreams = watchStreams;
+      return this;
+    }
+
     /** Connects without authentication. */
     public Builder noCredentials() {
       this.credentials = null;
@@ -330,7 +370,7 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
     }
 
     public EtcdConfig build() {
-      return new EtcdConfig(endpoints, layout, requestTimeout, credentials, tls);
+      return new EtcdConfig(endpoints, layout, requestTimeout, credentials, tls, watchStreams);
     }
   }
 

@@ -48,6 +48,23 @@ class EtcdConfigTest {
   }
 
   @Test
+  void watchStreamsDefaultToEightAreKeptByToBuilderAndAreRefusedOutsideOneToSixtyFour() {
+    assertThat(EtcdConfig.defaults().watchStreams()).isEqualTo(EtcdConfig.DEFAULT_WATCH_STREAMS).isEqualTo(8);
+    EtcdConfig c = EtcdConfig.builder().watchStreams(3).build();
+    assertThat(c.toBuilder().requestTimeout(Duration.ofSeconds(5)).build().watchStreams()).isEqualTo(3);
+    assertThat(c.withRequestTimeout(Duration.ofSeconds(5)).watchStreams()).isEqualTo(3);
+    assertThat(EtcdConfig.fromSettings(Map.of("watch-streams", "16")).watchStreams()).isEqualTo(16);
+
+    assertThatThrownBy(() -> EtcdConfig.builder().watchStreams(0).build())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage("watchStreams 0 is invalid: use 1 to 64 Watch streams per connection (default 8)");
+    assertThatThrownBy(() -> EtcdConfig.builder().watchStreams(65).build())
+        .isInstanceOf(InvalidInputException.class).hasMessageStartingWith("watchStreams 65 is invalid");
+    assertThatThrownBy(() -> EtcdConfig.fromSettings(Map.of("watch-streams", "eight")))
+        .isInstanceOf(InvalidInputException.class).hasMessageStartingWith("watch-streams \"eight\" is invalid");
+  }
+
+  @Test
   void aMisspeltSettingIsRefusedWithTheKeysThatExist() {
     assertThatThrownBy(() -> EtcdConfig.fromSettings(Map.of("endpoint", "http://127.0.0.1:2379")))
         .isInstanceOf(InvalidInputException.class)

@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>A client is replaced as a whole, with the {@link KeepAliveStream} that carries the registrations' keepalives and
- * the {@link WatchStream} that carries the caches' watches on its channel: the old streams are closed with the old
+ * the {@link WatchStream} that carries the caches' watches on its channel (over a few streams): the old streams are closed with the old
  * client (waiting keepalives and open watches fail as unavailable), and the next keepalive or watch opens one on the
  * new client.
  *
@@ -169,8 +169,9 @@ public final class EtcdConnection implements AutoCloseable {
   }
 
   /**
-   * The watch stream of the current client: every cache's watch on one {@code Watch} stream, opened on first use and
-   * closed with its client (see {@link WatchStream}). Report what happens on it as on {@link WatchStream#client()}.
+   * The watch streams of the current client: every cache's watch, spread round-robin over
+   * {@link EtcdConfig#watchStreams()} {@code Watch} streams, each opened on first use and closed with its client (see
+   * {@link WatchStream}). Report what happens on them as on {@link WatchStream#client()}.
    */
   WatchStream watchStream() {
     if (closed) {
@@ -406,7 +407,8 @@ public final class EtcdConnection implements AutoCloseable {
     ChannelCapture capture = new ChannelCapture();
     Client client = build(capture);
     return new Generation(client, new KeepAliveStream(client, capture, config.credentials(), keepAliveCounters),
-        new WatchStream(client, capture, config.credentials(), watchCounters, watchIds, () -> succeeded(client)),
+        new WatchStream(client, capture, config.credentials(), config.watchStreams(), watchCounters, watchIds,
+            () -> succeeded(client)),
         nanoTime.getAsLong());
   }
 

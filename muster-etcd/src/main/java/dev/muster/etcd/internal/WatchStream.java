@@ -18,6 +18,8 @@ import io.grpc.stub.MetadataUtils;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -37,20 +39,29 @@ import org.slf4j.LoggerFactory;
  * bookkeeping are one state machine, read together; what etcd's messages mean is in WatchMessages.
  */
 /**
- * Every endpoint cache's watch on one client generation, on one bidirectional {@code Watch/Watch} stream that Muster
- * writes itself, where jetcd opens a stream per watcher (docs/design-memory.md, section 1 and its "As built").
+ * Every endpoint cache's watch on one client generation, spread round-robin over a fixed number of bidirectional
+ * {@code Watch/Watch} streams that Muster writes itself ({@link EtcdConfig#watchStreams()}, 8 by default), where
+ * jetcd opens a stream per watcher (docs/design-memory.md, section 1 and its "As built").
  *
- * <p>Thread-safe. {@link #watch} is called on a cache's loop and returns at once when a stream is open; opening one
- * (capturing jetcd's channel, choosing a token) is done by one caller at a time, with no lock held, as a managed
- * blocker of the delivery pool, within the caller's timeout, while other callers wait for it. One lock, this object's
- * monitor, guards the streams, their id → watch maps, their writes and cancels (grpc-java buffers a write without
- * blocking and delivers a cancel's outcome on its own executor; a {@code StreamObserver} must not be written from two
- * threads at once). It is held for no I/O and no callback.
+ * <p>Thread-safe. {@link #watch} is called on a cache's loop and returns at once when the stream of its slot is open;
+ * opening one (capturing jetcd's channel, choosing a token) is done by one caller per slot at a time, with no lock
+ * held, as a managed blocker of the delivery pool, within the caller's timeout, while other callers of that slot wait
+ * for it. One lock, this object's monitor, guards the slots, the streams, their id → watch maps, their writes and
+ * cancels (grpc-java buffers a write without blocking and delivers a cancel's outcome on its own executor; a
+ * {@code StreamObserver} must not be written from two threads at once). It is held for no I/O and no callback.
  * Responses arrive on gRPC's thread, one at a time per stream; each is routed under the lock and handed to its
  * {@link Target}s after the lock is released. A target only hands the response to its cache's loop, so one slow
  * cache never holds the stream. {@link #close()} may be called from any thread.
  *
- * <p>The channel is jetcd's ({@link ChannelCapture}), so the stream shares the client's connection and TLS; the call
+ * <p>Why several streams: etcd sends the responses of one event to the watches of one stream one after another, so
+ * an event that N caches of a JVM watch (many caches of one service) reached the last of them N times later on one
+ * stream than on N; spread over K streams, each carries N/K of them (docs/memory-watch-fanout-k.txt). Round-robin,
+ * not by prefix: the slow case is many watches of the same prefix. Every rule below is per stream: its progress
+ * requests and answers, its retirement (which frees its slot alone; the next watch assigned to that slot opens a new
+ * stream), its end (which fails only its watches). Streams open lazily, so a client with fewer watches than slots
+ * opens as many streams as it has watches.
+ *
+ * <p>The channel is jetcd's ({@link ChannelCapture}), so the streams share the client's connection and TLS; each call
  * carries {@code hasleader: true} (every cache watches with {@code requireLeader}: a member without a leader ends
  * the stream rather than going silent) and, with credentials, a {@code token} header chosen by {@link StreamTokens}.
  *
@@ -61,14 +72,16 @@ import org.slf4j.LoggerFactory;
  * watcher gave for them, so the caches classify them as before. A cancel is written once; the watch's entry goes on
  * etcd's confirmation or with the stream. A stream writes its first create alone: its answer shows whether the
  * server answers with our ids. etcd's grpc-proxy does not (ids of its own, from 0, and answers out of order across
- * ranges): then the stream keeps one create in flight and routes by the server's ids, and the caches' later watches
- * go through jetcd instead ({@link #givesOwnIds()}).
+ * ranges): then each stream keeps one create in flight and routes by the server's ids, and the caches' later watches
+ * go through jetcd instead ({@link #givesOwnIds()}). Which the server does is learnt once per client, from the first
+ * stream answered: every stream of a client goes to the same server.
  *
  * <p>A stream's states: OPEN (takes creates) → RETIRED (takes none; its watches keep receiving) → ENDED.
  * <ul>
  *   <li>RETIRED: etcd cancelled one of its watches as compacted (3.5.30 then answers no progress request on that
  *       stream, docs/memory-watch-mux.txt), or refused a create on it while it carries a token (3.4 answers an
- *       expired token with "permission denied"; the token is not used again). The next create opens a new stream.
+ *       expired token with "permission denied"; the token is not used again). The next create assigned to its slot
+ *       opens a new stream; the other streams stay open.
  *       A watch on a retired stream moves when its cache next asks for progress ({@link Watch#requestProgress}
  *       returns false; the cache calls {@link #move}); a cache whose progress request was outstanding at retirement
  *       is told at once ({@link Target#onRetired}), since that answer may never come. Moving every watch at once
@@ -147,8 +160,9 @@ final class WatchStream implements AutoCloseable {
   private final AtomicLong ids;
   private final Runnable answered;
   // guarded by this:
-  private Stream current; // the OPEN stream, or null
-  private CompletableFuture<Stream> opening; // the open under way, or null
+  private final Stream[] slots; // each slot's OPEN stream, or null
+  private final List<CompletableFuture<Stream>> opening; // per slot: the open under way, or null
+  private int next; // the slot of the next create (round-robin)
   private final Set<Stream> live = new HashSet<>(); // OPEN and RETIRED streams
   private boolean closed;
   /**
@@ -160,11 +174,17 @@ final class WatchStream implements AutoCloseable {
   private Boolean idsHonoured;
 
   /**
-   * {@code ids} is the connection's watch id counter (shared by its generations); {@code answered} runs on every
-   * response (a success reported to the connection).
+   * {@code streams} is how many streams the watches are spread over (at least 1); {@code ids} is the connection's
+   * watch id counter (shared by its generations); {@code answered} runs on every response (a success reported to the
+   * connection).
    */
-  WatchStream(Client client, ChannelCapture capture, EtcdConfig.Credentials credentials, WatchCounters counters,
-      AtomicLong ids, Runnable answered) {
+  WatchStream(Client client, ChannelCapture capture, EtcdConfig.Credentials credentials, int streams,
+      WatchCounters counters, AtomicLong ids, Runnable answered) {
+    if (streams < 1) {
+      throw new IllegalArgumentException("streams must be at least 1, not " + streams);
+    }
+    this.slots = new Stream[streams];
+    this.opening = new ArrayList<>(Collections.nCopies(streams, null));
     this.client = client;
     this.capture = capture;
     this.tokens = credentials == null ? null : new StreamTokens(capture, credentials, counters.tokens, "watch");
@@ -187,8 +207,9 @@ final class WatchStream implements AutoCloseable {
   }
 
   /**
-   * Writes {@code create} (its {@code watch_id} set here) on the open stream, opening one if there is none, and
-   * returns the watch; responses go to {@code target}. Blocks only to open a stream, for at most {@code timeout}.
+   * Writes {@code create} (its {@code watch_id} set here) on the open stream of the next slot, round-robin, opening
+   * one if that slot has none, and returns the watch; responses go to {@code target}. Blocks only to open a stream,
+   * for at most {@code timeout}.
    *
    * @throws RuntimeException a gRPC status (unavailable when closed, or no stream could be opened in time) or what
    *     opening the stream failed with (a refused token request), for the caller to classify as a watch error
@@ -197,14 +218,17 @@ final class WatchStream implements AutoCloseable {
     long deadline = System.nanoTime() + timeout.toNanos();
     for (int tries = 0; ; tries++) {
       Stream s;
+      int slot;
       synchronized (this) {
         if (closed) {
           throw replaced();
         }
-        s = current;
+        slot = next;
+        next = (next + 1) % slots.length;
+        s = slots[slot];
       }
       if (s == null) {
-        s = DeliveryPool.blocking(() -> stream(deadline));
+        s = DeliveryPool.blocking(() -> stream(slot, deadline));
       }
       Watch w = s.create(create, target);
       if (w != null) {
@@ -218,8 +242,8 @@ final class WatchStream implements AutoCloseable {
   }
 
   /**
-   * Moves {@code old} (on a retired stream, of this client or a replaced one) to this one: cancels it there and
-   * writes {@code create}, with the same target. As {@link #watch}.
+   * Moves {@code old} (on a retired stream, of this client or a replaced one) to this client's streams: cancels it
+   * there and writes {@code create}, with the same target, on the next slot. As {@link #watch}.
    */
   Watch move(Watch old, WatchCreateRequest.Builder create, Duration timeout) {
     old.cancel();
@@ -236,7 +260,7 @@ final class WatchStream implements AutoCloseable {
         return;
       }
       closed = true;
-      current = null;
+      Arrays.fill(slots, null);
       all = new ArrayList<>(live);
     }
     for (Stream s : all) {
@@ -248,28 +272,28 @@ final class WatchStream implements AutoCloseable {
     return Status.UNAVAILABLE.withDescription("the etcd client was replaced or closed").asRuntimeException();
   }
 
-  /** The open stream, or one opened now: by this caller, or by another one it waits for. */
-  private Stream stream(long deadline) {
+  /** {@code slot}'s open stream, or one opened now: by this caller, or by another one it waits for. */
+  private Stream stream(int slot, long deadline) {
     CompletableFuture<Stream> pending;
     boolean mine = false;
     synchronized (this) {
       if (closed) {
         throw replaced();
       }
-      if (current != null) {
-        return current;
+      if (slots[slot] != null) {
+        return slots[slot];
       }
-      if (opening == null) {
-        opening = new CompletableFuture<>();
+      if (opening.get(slot) == null) {
+        opening.set(slot, new CompletableFuture<>());
         mine = true;
       }
-      pending = opening;
+      pending = opening.get(slot);
     }
     if (mine) {
       Stream opened = null;
       Throwable failure = null;
       try {
-        opened = open(deadline);
+        opened = open(slot, deadline);
       } catch (ExecutionException e) {
         failure = e.getCause();
       } catch (TimeoutException e) {
@@ -283,10 +307,10 @@ final class WatchStream implements AutoCloseable {
       }
       boolean closedMeanwhile;
       synchronized (this) {
-        opening = null;
+        opening.set(slot, null);
         closedMeanwhile = closed;
         if (opened != null && !closedMeanwhile && !opened.ended) {
-          current = opened; // if it has ended or retired already, the next caller opens another
+          slots[slot] = opened; // if it has ended or retired already, the slot's next caller opens another
           live.add(opened);
         }
       }
@@ -315,7 +339,7 @@ final class WatchStream implements AutoCloseable {
   }
 
   /** Captures the channel, finds a token when there are credentials, and starts a call. No lock held. */
-  private Stream open(long deadline) throws ExecutionException, TimeoutException, InterruptedException {
+  private Stream open(int slot, long deadline) throws ExecutionException, TimeoutException, InterruptedException {
     // Nothing has called through the client yet (one built to replace another): a lease read makes jetcd call,
     // authenticating first with credentials, and the interceptor sees the channel and jetcd's token. Its answer
     // does not matter.
@@ -328,7 +352,7 @@ final class WatchStream implements AutoCloseable {
     if (t != null) {
       headers.put(TOKEN, t);
     }
-    Stream s = new Stream(t);
+    Stream s = new Stream(slot, t);
     WatchGrpc.newStub(channel).withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers)).watch(s);
     counters.streams.increment();
     return s;
@@ -356,6 +380,7 @@ final class WatchStream implements AutoCloseable {
 
   /** One Watch call: its request side and its watches. Every field is guarded by WatchStream.this. */
   private final class Stream implements ClientResponseObserver<WatchRequest, WatchResponse> {
+    private final int slot; // its place in slots while OPEN
     private final String token; // the token it was opened with, or null
     private ClientCallStreamObserver<WatchRequest> requests;
     private final Map<Long, Watch> watches = new HashMap<>(); // by our id: every watch on it, written or queued
@@ -374,7 +399,8 @@ final class WatchStream implements AutoCloseable {
     private long progressRequests; // requests sent (not counting resends): which one is outstanding
     private final List<Watch> askers = new ArrayList<>(); // who asked since the last answer
 
-    Stream(String token) {
+    Stream(int slot, String token) {
+      this.slot = slot;
       this.token = token;
     }
 
@@ -665,8 +691,8 @@ final class WatchStream implements AutoCloseable {
         return null;
       }
       retired = true;
-      if (current == this) {
-        current = null;
+      if (slots[slot] == this) {
+        slots[slot] = null; // the slot's next create opens a new stream; the other slots keep theirs
       }
       counters.retired.increment();
       log.info("a watch stream on {} retired with {} watch(es) on it, which move on their next progress request: {}",
@@ -720,8 +746,8 @@ final class WatchStream implements AutoCloseable {
           return;
         }
         ended = true;
-        if (current == this) {
-          current = null;
+        if (slots[slot] == this) {
+          slots[slot] = null;
         }
         live.remove(this);
         if (token != null && EtcdErrors.tokenRefused(t)) {

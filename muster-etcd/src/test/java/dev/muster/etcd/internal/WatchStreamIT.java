@@ -49,11 +49,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * 500 endpoint caches of one connection watch on one {@code Watch} stream that Muster writes
- * (docs/design-memory.md, section 1): etcd sees one stream and one watcher per cache; each event reaches its own
- * cache; a cache's close cancels its watch at etcd; a watch etcd cancels as compacted, or refuses, ends alone, and
- * the stream it was on retires while the caches on it move to a new stream without a resync; an etcd crash fails
- * every watch on the stream and each cache resumes at its checkpoint, without a resync.
+ * 500 endpoint caches of one connection watch on the few {@code Watch} streams that Muster writes
+ * (docs/design-memory.md, section 1): etcd sees {@link EtcdConfig#watchStreams()} streams and one watcher per cache;
+ * each event reaches its own cache; a cache's close cancels its watch at etcd; a watch etcd cancels as compacted, or
+ * refuses, ends alone, and the stream it was on retires (that stream alone) while the caches on it move to a new
+ * stream without a resync; an etcd crash fails every watch on the streams and each cache resumes at its checkpoint,
+ * without a resync.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 @Tag("etcd-versions") // also run on etcd 3.4.23: see the etcd-3.4 failsafe execution
@@ -70,16 +71,18 @@ class WatchStreamIT {
   private static final Pattern WATCHERS = Pattern.compile("(?m)^etcd_debugging_mvcc_watcher_total (\\S+)");
 
   @Test
-  void fiveHundredCachesShareOneStreamAndEachGetsItsOwnEventsAndItsCancel() throws Exception {
+  void fiveHundredCachesShareTheDefaultNumberOfStreamsAndEachGetsItsOwnEventsAndItsCancel() throws Exception {
     String run = run();
+    int k = EtcdConfig.DEFAULT_WATCH_STREAMS;
     try (Client writer = client(etcd); EtcdConnection connection = new EtcdConnection(config(etcd))) {
       putOneEach(writer, run, 0, i -> true);
       double streamsBefore = metric(etcd, WATCH_STREAMS);
       double watchersBefore = metric(etcd, WATCHERS);
       List<Cache> caches = start(connection, run);
       await().atMost(Duration.ofSeconds(30)).until(() -> metric(etcd, WATCHERS) == watchersBefore + CACHES);
-      assertThat(connection.stats().get("watch.streams")).as("one stream carries every cache's watch").isEqualTo(1L);
-      assertThat(metric(etcd, WATCH_STREAMS) - streamsBefore).as("Watch streams etcd started").isEqualTo(1.0);
+      assertThat(connection.stats().get("watch.streams")).as("%d streams carry every cache's watch", k)
+          .isEqualTo((long) k);
+      assertThat(metric(etcd, WATCH_STREAMS) - streamsBefore).as("Watch streams etcd started").isEqualTo(k);
 
       putOneEach(writer, run, 1, i -> i % 10 == 0); // a second instance in every tenth service
       await().atMost(Duration.ofSeconds(30)).until(() -> caches.stream().filter(c -> c.index % 10 == 0)
@@ -107,12 +110,13 @@ class WatchStreamIT {
    * etcd compacts at R0 + 1. A watch of the test's own on the same stream, created below the compaction, is
    * cancelled as compacted: it alone fails, and the stream retires. Each cache moves to a new stream on its next
    * progress request (every second here) from its checkpoint: the others without a resync, cache 0 with one, since
-   * its checkpoint is below the compaction (which retires that stream too, and the others move once more).
+   * its checkpoint is below the compaction (which retires that stream too, and the others move once more). On one
+   * stream, so that every cache is on the retired stream.
    */
   @Test
   void aCompactedWatchEndsAloneAndTheCachesMoveOffTheRetiredStreamWithoutResync() throws Exception {
     String run = run();
-    try (Client writer = client(etcd); EtcdConnection connection = new EtcdConnection(config(etcd))) {
+    try (Client writer = client(etcd); EtcdConnection connection = new EtcdConnection(config(etcd, 1))) {
       putOneEach(writer, run, 0, i -> true);
       List<Cache> caches = start(connection, run);
       long compactAt = putOneEach(writer, run, 1, i -> i != 0).get(0);
@@ -140,6 +144,51 @@ class WatchStreamIT {
       }
       assertThat(stats.get("watch.failed")).as("only the test's own watch and cache 0's failed").isEqualTo(2L);
       assertThat(stats.get("replaced.suspect") + stats.get("replaced.accepts_again")).isZero();
+      close(caches);
+    }
+  }
+
+  /**
+   * 500 caches on 5 streams, 100 on each (round-robin), then a watch of the test's own, the 501st, on the first
+   * stream, created below a compaction: etcd cancels it as compacted, and that stream alone retires. Its 100 caches
+   * move (spread over the other streams and a new one in its slot) without a resync; the other 400 stay where they
+   * are; the retired stream ends once empty. etcd started 6 Watch streams in all.
+   */
+  @Test
+  void aCompactedCancelRetiresOnlyItsOwnStreamAndOnlyItsCachesMove() throws Exception {
+    String run = run();
+    int k = 5;
+    try (Client writer = client(etcd); EtcdConnection connection = new EtcdConnection(config(etcd, k))) {
+      putOneEach(writer, run, 0, i -> true);
+      double streamsBefore = metric(etcd, WATCH_STREAMS);
+      List<Cache> caches = start(connection, run);
+      long compactAt = putOneEach(writer, run, 1, i -> true).get(0);
+      await().atMost(Duration.ofSeconds(30)).until(() -> caches.stream().allMatch(c -> c.cache.current().size() == 2));
+      writer.getKVClient().compact(compactAt).get(10, TimeUnit.SECONDS);
+      assertThat(connection.stats().get("watch.streams")).isEqualTo((long) k);
+
+      Target own = new Target();
+      connection.watchStream().watch(WatchCreateRequest.newBuilder().setKey(ByteString.copyFromUtf8("/elsewhere/"))
+          .setRangeEnd(ByteString.copyFromUtf8("/elsewhere0")).setStartRevision(1), own, Duration.ofSeconds(10));
+      await().atMost(Duration.ofSeconds(30)).until(() -> !own.failures.isEmpty());
+      assertThat(own.failures.peek()).isInstanceOf(CompactedException.class);
+      await().atMost(Duration.ofSeconds(60)).until(() -> connection.stats().get("watch.moved") >= CACHES / k
+          && connection.stats().get("watch.ended") >= 1);
+      putOneEach(writer, run, 2, i -> true);
+      await().atMost(Duration.ofSeconds(30)).until(() -> caches.stream().allMatch(c -> c.cache.current().size() == 3));
+      Map<String, Long> stats = connection.stats();
+      System.out.printf("%d caches on %d streams, a compacted watch on one, etcd %s: %s%n", CACHES, k,
+          etcd.member(0).versions().orElseThrow().server(), stats);
+      assertThat(stats.get("watch.retired")).as("only the compacted watch's stream retired").isEqualTo(1L);
+      assertThat(stats.get("watch.moved")).as("only the caches of that stream moved").isEqualTo((long) CACHES / k);
+      assertThat(stats.get("watch.ended")).as("the retired stream ended once empty; no other").isEqualTo(1L);
+      assertThat(stats.get("watch.streams")).as("one new stream, in the retired one's slot").isEqualTo(k + 1L);
+      assertThat(metric(etcd, WATCH_STREAMS) - streamsBefore).as("Watch streams etcd started").isEqualTo(k + 1);
+      assertThat(stats.get("watch.failed")).as("the test's own watch alone").isEqualTo(1L);
+      for (Cache c : caches) {
+        assertThat(c.cache.resyncCount()).as("cache %d without a resync", c.index).isZero();
+        assertThat(c.listener.stale.get()).as("cache %d never stale", c.index).isZero();
+      }
       close(caches);
     }
   }
@@ -177,13 +226,13 @@ class WatchStreamIT {
    * watch from a future revision is never synced. While the test's watch from a future revision is on the stream,
    * the caches' progress requests (after 1 s of silence) go unanswered and the stream writes its request again;
    * once that watch is cancelled, the next write is answered, before any cache's stall check (30 s here) breaks it.
-   * 3.4.23 answers every request at once.
+   * 3.4.23 answers every request at once. On one stream, so that the test's watches share it.
    */
   @Test
   void aProgressRequestEtcdLeavesUnansweredIsWrittenAgain() throws Exception {
     String run = run();
     boolean answersOnlyWhenSynced = !etcd.member(0).versions().orElseThrow().server().startsWith("3.4.");
-    try (Client writer = client(etcd); EtcdConnection connection = new EtcdConnection(config(etcd))) {
+    try (Client writer = client(etcd); EtcdConnection connection = new EtcdConnection(config(etcd, 1))) {
       List<Instance> instances = new ArrayList<>();
       for (int i = 0; i < 20; i++) {
         instances.add(instance(run + "-" + i, 0));
@@ -388,6 +437,10 @@ class WatchStreamIT {
 
   private static EtcdConfig config(EtcdCluster cluster) {
     return EtcdConfig.of(cluster.endpointsString());
+  }
+
+  private static EtcdConfig config(EtcdCluster cluster, int watchStreams) {
+    return EtcdConfig.builder().endpoints(cluster.endpointsString()).watchStreams(watchStreams).build();
   }
 
   private static Client client(EtcdCluster cluster) {
