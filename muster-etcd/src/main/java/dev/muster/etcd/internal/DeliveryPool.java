@@ -118,6 +118,11 @@ public final class DeliveryPool {
     return TIMER.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
   }
 
+  /** As above, for a task that is a {@code Callable} already: no adapter is kept with it while it waits. */
+  static <T> ScheduledFuture<T> schedule(java.util.concurrent.Callable<T> task, long delayNanos) {
+    return TIMER.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+  }
+
   /**
    * Runs {@code call}, which blocks, and returns its result. On a thread of either pool it runs as a managed
    * blocker, so that pool keeps its parallelism with a spare thread meanwhile (up to its cap); elsewhere (a caller

@@ -281,16 +281,45 @@ public final class EtcdEndpointCache implements EndpointCache {
     if (closed) {
       return () -> { };
     }
-    boolean[] cancelled = new boolean[1]; // loop only: written by the cancel, read by the task, both on the loop
-    ScheduledFuture<?> f = DeliveryPool.schedule(() -> onLoop(() -> {
-      if (!cancelled[0]) {
+    LoopTimer timer = new LoopTimer(task);
+    timer.future = DeliveryPool.schedule((java.util.concurrent.Callable<Void>) timer, delay.toNanos());
+    return timer;
+  }
+
+  /**
+   * One timer task of the cache, and its cancel handle ({@link #run()}): when due, the timer thread hands {@code
+   * task} to the loop, which runs it unless it was cancelled first. One object where a flag array, two lambdas and
+   * the executor's adapter were (about 70 B for each of a cache's waiting timers). {@code cancelled} and {@code
+   * future} are the loop's: the schedule, the cancel and the run all happen there.
+   */
+  private final class LoopTimer implements java.util.concurrent.Callable<Void>, Runnable {
+    private final Runnable task;
+    private boolean cancelled;
+    private ScheduledFuture<?> future;
+
+    LoopTimer(Runnable task) {
+      this.task = task;
+    }
+
+    /** Due: onto the loop. */
+    @Override
+    public Void call() {
+      onLoop(this::fire);
+      return null;
+    }
+
+    private void fire() {
+      if (!cancelled) {
         task.run();
       }
-    }), delay.toNanos());
-    return () -> {
-      cancelled[0] = true;
-      f.cancel(false);
-    };
+    }
+
+    /** The cancel handle the driver keeps. */
+    @Override
+    public void run() {
+      cancelled = true;
+      future.cancel(false);
+    }
   }
 
   /** Runs {@code task} on the loop, unless the cache is closed (then it and every task still queued are dropped). */
