@@ -34,6 +34,26 @@ final class ChannelCapture implements ClientInterceptor {
     return channel;
   }
 
+  /**
+   * The channel, once a call of jetcd's has passed the interceptor: waits, until {@code deadline} ({@link
+   * System#nanoTime()}), for it or for {@code read} (a call started to make jetcd call, or null), whichever ends
+   * first. A read that failed before it called on the channel says why. Shared by the keepalive and watch streams.
+   */
+  Channel channel(CompletableFuture<?> read, long deadline)
+      throws java.util.concurrent.ExecutionException, java.util.concurrent.TimeoutException, InterruptedException {
+    if (read != null) {
+      try {
+        CompletableFuture.anyOf(channel, read).get(Math.max(0, deadline - System.nanoTime()),
+            java.util.concurrent.TimeUnit.NANOSECONDS);
+      } catch (java.util.concurrent.ExecutionException e) {
+        if (!channel.isDone()) { // the read failed before it called on the channel: it says why
+          throw e;
+        }
+      }
+    }
+    return channel.get();
+  }
+
   /** The token etcd last gave jetcd on this channel, or null before the first. */
   String token() {
     return token;

@@ -215,7 +215,7 @@ final class KeepAliveStream implements AutoCloseable {
     // credentials), and the interceptor sees the channel and jetcd's token.
     CompletableFuture<?> read = capture.channel().isDone() ? null
         : client.getLeaseClient().timeToLive(lease, LeaseOption.DEFAULT);
-    Channel channel = channel(read, deadline);
+    Channel channel = capture.channel(read, deadline);
     String t = tokens == null ? null : tokens.forNewStream(channel, read, deadline);
     LeaseGrpc.LeaseStub stub = LeaseGrpc.newStub(channel);
     if (t != null) {
@@ -227,22 +227,6 @@ final class KeepAliveStream implements AutoCloseable {
     stub.leaseKeepAlive(s); // s keeps the request side in beforeStart
     counters.streams.increment();
     return s;
-  }
-
-  /** jetcd's channel, once a call of jetcd's has passed the interceptor: {@code read}'s, when it had to start one. */
-  private Channel channel(CompletableFuture<?> read, long deadline)
-      throws ExecutionException, TimeoutException, InterruptedException {
-    CompletableFuture<Channel> channel = capture.channel();
-    if (read != null) {
-      try {
-        CompletableFuture.anyOf(channel, read).get(remaining(deadline), TimeUnit.NANOSECONDS);
-      } catch (ExecutionException e) {
-        if (!channel.isDone()) { // the read failed before it called on the channel: it says why
-          throw e;
-        }
-      }
-    }
-    return channel.get();
   }
 
   private static <T> T await(CompletableFuture<T> f, long deadline, String what) {

@@ -345,7 +345,7 @@ final class WatchStream implements AutoCloseable {
     // does not matter.
     CompletableFuture<?> read = capture.channel().isDone() ? null
         : client.getLeaseClient().timeToLive(0, LeaseOption.DEFAULT);
-    Channel channel = channel(read, deadline);
+    Channel channel = capture.channel(read, deadline);
     String t = tokens == null ? null : tokens.forNewStream(channel, read, deadline);
     Metadata headers = new Metadata();
     headers.put(HAS_LEADER, "true");
@@ -356,22 +356,6 @@ final class WatchStream implements AutoCloseable {
     WatchGrpc.newStub(channel).withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers)).watch(s);
     counters.streams.increment();
     return s;
-  }
-
-  /** jetcd's channel, once a call of jetcd's has passed the interceptor: {@code read}'s, when it had to start one. */
-  private Channel channel(CompletableFuture<?> read, long deadline)
-      throws ExecutionException, TimeoutException, InterruptedException {
-    CompletableFuture<Channel> channel = capture.channel();
-    if (read != null) {
-      try {
-        CompletableFuture.anyOf(channel, read).get(remaining(deadline), TimeUnit.NANOSECONDS);
-      } catch (ExecutionException e) {
-        if (!channel.isDone()) { // the read failed before it called on the channel: it says why
-          throw e;
-        }
-      }
-    }
-    return channel.get();
   }
 
   private static long remaining(long deadline) {
