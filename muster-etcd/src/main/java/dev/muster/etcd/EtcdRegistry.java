@@ -213,7 +213,8 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
    * {@code replaced.suspect} count client replacements by reason; {@code reports.*} count what became of the failure
    * reports of caches and registrations ({@code replaced}, {@code stale_client}: about a client already replaced,
    * {@code outvoted}: someone succeeded on it since, {@code down}: etcd refused connections, {@code young}: the
-   * client had not yet had twice its connect timeout). See docs/design-storms.md. {@code keepalive.*} count what the
+   * client had not yet had twice its connect timeout, {@code early}: its failures had not yet persisted for a connect
+   * timeout with no success). See docs/design-storms.md. {@code keepalive.*} count what the
    * registrations' shared keepalive stream did, over all clients: {@code streams} opened, keepalives {@code sent} and
    * {@code answered}, streams {@code ended} (broken, or closed with their client), keepalives {@code failed}
    * by a stream's end and those {@code resent} on a new one, and the {@code tokens} it carried (docs/design-registrations.md, section 3).

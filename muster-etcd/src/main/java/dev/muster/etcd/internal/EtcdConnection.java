@@ -39,9 +39,12 @@ import org.slf4j.LoggerFactory;
  *   <li>Leaving DOWN: the first probe that sees an endpoint accept again replaces the client once
  *       ({@link Reason#ACCEPTS_AGAIN}), unless someone succeeded on the current client since DOWN began.
  *   <li><b>SUSPECT</b> (a failure reported while etcd accepts): the client is replaced ({@link Reason#SUSPECT}) only
- *       if nobody succeeded on it since the failed attempt started, and only if it is older than twice its connect
- *       timeout. So a straggler whose attempt timed out under a storm's load can never close a client on which other
- *       watches already resumed, and a client is replaced at most once per twice its connect timeout.
+ *       if nobody succeeded on it since the failed attempt started, only if it is older than twice its connect
+ *       timeout, and only once its failures have persisted for a connect timeout: the first report that nobody
+ *       outvoted since the client's last success is at least that old. So a straggler whose attempt timed out under a
+ *       storm's load can never close a client on which other watches already resumed; a member's death in a cluster
+ *       (its streams break, the channel moves to another member within milliseconds) is never taken for a stuck
+ *       client; and a client is replaced at most once per twice its connect timeout.
  * </ul>
  *
  * <p>A client is replaced as a whole, with the {@link KeepAliveStream} that carries the registrations' keepalives and
@@ -85,7 +88,12 @@ public final class EtcdConnection implements AutoCloseable {
     /** No endpoint accepts TCP: etcd is down, a fresh client would not help. */
     DOWN,
     /** The client is younger than twice its connect timeout. */
-    YOUNG
+    YOUNG,
+    /**
+     * The client's failures have not yet persisted for a connect timeout: the first report nobody outvoted since its
+     * last success is younger than that (a member's death in a cluster breaks its streams; the channel moves on).
+     */
+    EARLY
   }
 
   /** One client, the keepalive and watch streams on its channel, and what its users reported about it. */
@@ -96,6 +104,11 @@ public final class EtcdConnection implements AutoCloseable {
     final long builtNanos;
     /** The time of the last success recorded on it; {@code builtNanos} until the first. */
     volatile long lastSuccessNanos;
+    /**
+     * When the first failure report that no success outvoted came in since the last success: the start of the
+     * client's current run of failures, or 0 when it has none. Guarded by the connection's lock.
+     */
+    long failingSinceNanos;
 
     Generation(Client client, KeepAliveStream keepAlives, WatchStream watches, long builtNanos) {
       this.client = client;
@@ -114,6 +127,8 @@ public final class EtcdConnection implements AutoCloseable {
   private final SslContext ssl; // null without TLS
   private final LongSupplier nanoTime;
   private final long youngNanos;
+  /** How long a client's failures must persist, with no success, before it is replaced as suspect. */
+  private final long persistNanos;
   private final KeepAliveCounters keepAliveCounters = new KeepAliveCounters();
   private final WatchCounters watchCounters = new WatchCounters();
   /** The watch ids of every generation's watch stream: etcd reads 0 as "assign one", so the first is 1. */
@@ -141,6 +156,7 @@ public final class EtcdConnection implements AutoCloseable {
     this.ssl = sslContext(config);
     this.nanoTime = nanoTime;
     this.youngNanos = config.requestTimeout().multipliedBy(2).toNanos();
+    this.persistNanos = config.requestTimeout().toNanos();
     this.current = newGeneration();
   }
 
@@ -225,8 +241,15 @@ public final class EtcdConnection implements AutoCloseable {
       if (g.succeededAfter(attemptStartedNanos)) {
         return countLocked(Verdict.OUTVOTED);
       }
-      if (nanoTime.getAsLong() - g.builtNanos < youngNanos) {
+      long now = nanoTime.getAsLong();
+      if (now - g.builtNanos < youngNanos) {
         return countLocked(Verdict.YOUNG);
+      }
+      if (g.failingSinceNanos == 0 || g.succeededAfter(g.failingSinceNanos)) {
+        g.failingSinceNanos = now; // the first failure since the last success: a run of failures starts here
+      }
+      if (now - g.failingSinceNanos < persistNanos) {
+        return countLocked(Verdict.EARLY);
       }
       replaceLocked(g, Reason.SUSPECT, what);
       return countLocked(Verdict.REPLACED);

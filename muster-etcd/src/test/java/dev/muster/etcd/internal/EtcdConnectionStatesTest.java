@@ -110,15 +110,51 @@ class EtcdConnectionStatesTest {
 
     now.addAndGet(2 * SECOND);
     awaitNewProbe();
+    assertThat(connection.failed(k, now.get(), "no answer")).as("old enough, but failing only since now")
+        .isEqualTo(Verdict.EARLY);
+    now.addAndGet(2 * SECOND);
+    awaitNewProbe();
     assertThat(connection.failed(k, now.get(), "no answer")).isEqualTo(Verdict.REPLACED);
     assertThat(connection.isCurrent(k)).isFalse();
-    assertThat(connection.stats()).containsEntry("replaced.suspect", 1L).containsEntry("reports.young", 1L);
+    assertThat(connection.stats()).containsEntry("replaced.suspect", 1L).containsEntry("reports.young", 1L)
+        .containsEntry("reports.early", 1L);
 
     Client fresh = connection.client();
     now.addAndGet(SECOND);
     assertThat(connection.failed(fresh, now.get(), "no answer")).as("the fresh one is young")
         .isEqualTo(Verdict.YOUNG);
     assertThat(connection.resets()).isEqualTo(1);
+  }
+
+  /**
+   * A member of a cluster dies: every stream on it breaks at once and their reports find no success since their
+   * attempts began (the cluster was quiet), while the channel moves to another member and the retries succeed there.
+   * Before the rule of persistence, the first report replaced the client as suspect and broke the watches that had
+   * already moved (the scale bench's rolling restart, 1 to 3 replacements per member kill; RollingRestartIT).
+   */
+  @Test
+  void failuresReplaceASuspectClientOnlyOnceTheyPersistedForAConnectTimeoutWithNoSuccess() {
+    now.addAndGet(10 * SECOND);
+    Client k = connection.client();
+    long quietSince = now.get();
+    now.addAndGet(30 * SECOND); // quiet: nobody succeeded for 30 s
+    for (int i = 0; i < 50; i++) {
+      assertThat(connection.failed(k, quietSince, "the watch stream broke")).as("report %d", i)
+          .isEqualTo(Verdict.EARLY);
+    }
+    now.addAndGet(SECOND / 5);
+    connection.succeeded(k); // the retries resumed on another member
+    now.addAndGet(SECOND);
+    long attempt = now.get();
+    assertThat(connection.failed(k, attempt, "a later failure")).as("a new run of failures")
+        .isEqualTo(Verdict.EARLY);
+    now.addAndGet(SECOND);
+    awaitNewProbe();
+    assertThat(connection.failed(k, attempt, "still failing")).isEqualTo(Verdict.EARLY);
+    now.addAndGet(SECOND);
+    awaitNewProbe();
+    assertThat(connection.failed(k, attempt, "still failing, 2 s on")).isEqualTo(Verdict.REPLACED);
+    assertThat(connection.stats()).containsEntry("replaced.suspect", 1L).containsEntry("reports.early", 52L);
   }
 
   @Test
