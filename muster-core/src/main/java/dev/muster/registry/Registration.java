@@ -46,9 +46,22 @@ public interface Registration extends AutoCloseable {
   }
 
   /**
+   * The first half of a graceful stop, for a provider with work to do between "consumers have stopped sending" and
+   * "the key is gone" (a server's GOAWAY, the end of its in-flight calls): publishes state DRAINING on the same
+   * lease and keeps the lease alive; completes when the drain period ({@link RegistrarConfig#drain()}) has passed.
+   * The key then stays, DRAINING, until {@link #close()}, which revokes it at once. Calling it again, or after a
+   * close began, returns the same future; on a closed or failed registration it is already complete. Never fails.
+   *
+   * <p>It completes on the registration's loop: chain anything slow with an {@code *Async} stage. Nothing waits
+   * out the period: it is a timer.
+   */
+  CompletableFuture<Void> drain();
+
+  /**
    * Starts a graceful stop: publishes state DRAINING, waits the drain period (keeping the lease alive), revokes
-   * the lease. Completes when the lease is revoked (or the revoke failed; the key then expires with the lease).
-   * Calling it again returns the same future.
+   * the lease. After {@link #drain()} has completed, revokes at once; during one, revokes at its end. Completes
+   * when the lease is revoked (or the revoke failed; the key then expires with the lease). Calling it again
+   * returns the same future.
    */
   CompletableFuture<Void> closeAsync();
 

@@ -34,8 +34,10 @@ public record RegistrationEvent(Type type, Instant ts, String id, long lease, lo
     REREGISTERED("reregistered"),
     /** The value was changed with {@link Registration#update}. */
     UPDATED("updated"),
-    /** Closing: state DRAINING was published and the drain period started. */
+    /** Closing or draining: state DRAINING was published and the drain period started. */
     DRAINING("draining"),
+    /** A {@link Registration#drain()} ended: the key stays DRAINING, its lease alive, until the close. */
+    DRAINED("drained"),
     /** The lease was revoked: the key is gone. */
     REVOKED("revoked"),
     /** The registrar stopped trying (see {@code detail}). */

@@ -50,7 +50,10 @@ import org.slf4j.LoggerFactory;
  * LEASE_LOST --unreachable-->                     LEASE_LOST, retry the re-registration after backoff
  * ACTIVE/UNREACHABLE/LEASE_LOST --maxFailures consecutive failures, id taken, refused--> FAILED (FAILED)
  * any but CLOSED --close-->                       DRAINING (put state DRAINING, DRAINING); keepalive every interval
- * DRAINING --drain elapsed-->                     revoke; unreachable: retry for up to 2 x requestTimeout
+ * any but CLOSED/FAILED --drain-->                DRAINING, the same, but nothing is revoked at the period's end
+ * DRAINING --drain elapsed, close asked-->        revoke; unreachable: retry for up to 2 x requestTimeout
+ * DRAINING --drain elapsed, only drain asked-->   DRAINED (DRAINED); keepalive every interval until close
+ * DRAINED  --close-->                             revoke at once (the drain is done)
  * revoke ok / lease gone / given up-->            CLOSED (REVOKED, or FAILED when the key is left to expire)
  * FAILED   --close-->                             revoke (best effort), CLOSED
  * </pre>
@@ -78,13 +81,20 @@ import org.slf4j.LoggerFactory;
  *       is due one interval after that lease's grant, however long ago. Should etcd no longer know it, the same
  *       attempt grants a new one and puts again. A re-registration after a lost lease always grants afresh: a
  *       cluster that has just lost leases is not handed one granted before the loss.
- *   <li>A zero drain revokes at once and does not publish DRAINING: nobody could act on it.
+ *   <li>A zero drain revokes at once and does not publish DRAINING: nobody could act on it. A {@code drain()} with
+ *       a zero period goes straight to DRAINED, still UP in etcd: the caller's next step is the close.
+ *   <li>{@link #drained()} completes when the drain period has ended (or at once when there is nothing to drain:
+ *       closed, failed), whoever began the drain: so {@code drain()} then {@code close()} is the graceful stop with
+ *       the application's own work between the two (a server's GOAWAY and its calls' end), and {@code close()}
+ *       alone is the same stop with nothing between.
+ *   <li>A lease lost while DRAINING or DRAINED is not replaced: a draining instance must not come back UP.
  *   <li>With {@link RegistrarControls#reregister()} off (the lab's negative control) a lost lease is not replaced:
  *       the dead lease id keeps being renewed, a healthy provider nobody can see.
  * </ul>
  *
  * <h2>Threading</h2>
- * Not thread-safe: every input ({@link #start()}, {@link #update}, {@link #close()}) and every task handed to
+ * Not thread-safe: every input ({@link #start()}, {@link #update}, {@link #drain()}, {@link #close()}) and every
+ * task handed to
  * {@link Timer} must run on one serialized executor, the registration's loop. {@link Io} calls are made on that
  * loop and block it for at most the request timeout each (as {@code CacheDriver}'s range does); their outcome is
  * their return value or an {@link IoException}, so a result can never arrive out of order. Nothing here sleeps:
@@ -200,6 +210,7 @@ public final class RegistrarDriver {
   private final RegistrationListener listener;
   private final CompletableFuture<Void> started = new CompletableFuture<>();
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
+  private final CompletableFuture<Void> drained = new CompletableFuture<>();
 
   // Read from any thread.
   private volatile Instance instance;
@@ -210,6 +221,7 @@ public final class RegistrarDriver {
   // Loop state.
   private boolean starting;
   private boolean closeRequested;
+  private boolean drainRequested;
   private long startDeadlineNanos;
   private int startAttempts;
   private int failures;
@@ -272,6 +284,15 @@ public final class RegistrarDriver {
     return closed;
   }
 
+  /**
+   * Completes when the drain period has ended (the lease still alive unless a close followed), or at once for a
+   * registration with nothing to drain (closed, failed, never started). Completed on the loop: chain slow work
+   * with an {@code *Async} stage.
+   */
+  public CompletableFuture<Void> drained() {
+    return drained;
+  }
+
   /** Why the close could not revoke the lease (the key expires with it), or empty. Set before {@link #closed()}. */
   public Optional<String> leftBehind() {
     return Optional.ofNullable(leftBehind);
@@ -298,7 +319,30 @@ public final class RegistrarDriver {
     }
   }
 
-  /** Drains and revokes; {@link #closed()} completes when done. A second close is a no-op. */
+  /**
+   * Drains without revoking: publishes DRAINING, keeps the lease alive; {@link #drained()} completes when the
+   * drain period has passed, and the registration then stays DRAINED until {@link #close()}. A second call, or one
+   * after a close began the drain, is a no-op.
+   */
+  public void drain() {
+    if (drainRequested) {
+      return;
+    }
+    drainRequested = true;
+    if (starting) {
+      return; // the start's end continues the drain
+    }
+    switch (state) {
+      case CLOSED, FAILED -> drained.complete(null); // nothing to drain; close() still revokes a FAILED one
+      case DRAINING, DRAINED -> { } // a close began it: its end completes drained()
+      default -> beginDrain();
+    }
+  }
+
+  /**
+   * Drains and revokes; {@link #closed()} completes when done. After {@link #drain()} has ended, revokes at once;
+   * during a drain, revokes at its end. A second close is a no-op.
+   */
   public void close() {
     if (closeRequested) {
       return;
@@ -307,7 +351,11 @@ public final class RegistrarDriver {
     if (starting) {
       return; // the start's end continues the close (see the class comment)
     }
-    beginDrain();
+    switch (state) {
+      case DRAINED -> finishClose();
+      case DRAINING -> { } // drainElapsed() revokes
+      default -> beginDrain();
+    }
   }
 
   // ---- start ---------------------------------------------------------------------------------------
@@ -321,7 +369,7 @@ public final class RegistrarDriver {
       starting = false;
       started.complete(null);
       schedule(this::keepalive, firstKeepaliveDelay());
-      if (closeRequested) {
+      if (closeRequested || drainRequested) {
         beginDrain();
       }
     } catch (IoException e) {
@@ -359,6 +407,7 @@ public final class RegistrarDriver {
   private void abandon(RuntimeException why) {
     starting = false;
     state = RegistrationState.CLOSED;
+    drained.complete(null);
     closed.complete(null); // first: the adapter releases its thread and hook before the caller sees the failure
     started.completeExceptionally(why);
   }
@@ -487,9 +536,9 @@ public final class RegistrarDriver {
 
   private void onLeaseLost(long lease) {
     failures = 0;
-    if (state == RegistrationState.DRAINING) {
+    if (state == RegistrationState.DRAINING || state == RegistrationState.DRAINED) {
       log.info("lease {} of {} ended while draining", Long.toHexString(lease), key);
-      return; // nothing to renew; the drain timer still revokes (a no-op) and closes
+      return; // nothing to renew; the close still revokes (a no-op) and ends
     }
     if (state != RegistrationState.LEASE_LOST) {
       state = RegistrationState.LEASE_LOST;
@@ -566,7 +615,7 @@ public final class RegistrarDriver {
       return;
     }
     if (state == RegistrationState.CLOSED || state == RegistrationState.FAILED
-        || state == RegistrationState.DRAINING) {
+        || state == RegistrationState.DRAINING || state == RegistrationState.DRAINED) {
       result.completeExceptionally(new IllegalStateException("registration " + key + " is " + state
           + ": it can no longer be updated"));
       return;
@@ -594,17 +643,23 @@ public final class RegistrarDriver {
 
   // ---- close ---------------------------------------------------------------------------------------
 
+  /** Called for a close (closeRequested) or a drain in any state but DRAINING and DRAINED. */
   private void beginDrain() {
     if (state == RegistrationState.CLOSED) {
+      drained.complete(null);
       closed.complete(null);
       return;
     }
-    cancelPending();
     if (state == RegistrationState.FAILED) {
-      failedBeforeClose = true;
-      finishClose();
+      drained.complete(null);
+      if (closeRequested) {
+        cancelPending();
+        failedBeforeClose = true;
+        finishClose();
+      }
       return;
     }
+    cancelPending();
     boolean leaseAlive = state != RegistrationState.LEASE_LOST;
     state = RegistrationState.DRAINING;
     long revision = 0;
@@ -624,15 +679,28 @@ public final class RegistrarDriver {
     }
     emit(Type.DRAINING, leaseId, revision, detail);
     if (config.drain().isZero()) {
-      finishClose();
+      drainElapsed();
     } else {
       schedule(this::keepaliveWhileDraining, config.keepaliveInterval());
-      cancelDrain = timer.schedule(guarded(this::finishClose), config.drain());
+      cancelDrain = timer.schedule(guarded(this::drainElapsed), config.drain());
     }
   }
 
+  /** The drain period has ended: revoke if a close is waiting, else stay registered (DRAINED) until one comes. */
+  private void drainElapsed() {
+    if (closeRequested) {
+      drained.complete(null);
+      finishClose();
+      return;
+    }
+    state = RegistrationState.DRAINED;
+    emit(Type.DRAINED, leaseId, 0, "drain " + config.drain().toMillis() + " ms ended; the lease is kept alive until"
+        + " close()");
+    drained.complete(null); // after the state: a stage chained on it sees DRAINED
+  }
+
   private void keepaliveWhileDraining() {
-    if (state != RegistrationState.DRAINING) {
+    if (state != RegistrationState.DRAINING && state != RegistrationState.DRAINED) {
       return;
     }
     try {
@@ -668,6 +736,7 @@ public final class RegistrarDriver {
       reportRevokeFailure(lease, e);
     }
     state = RegistrationState.CLOSED;
+    drained.complete(null);
     closed.complete(null);
   }
 

@@ -1,5 +1,6 @@
 package dev.muster.registry.internal;
 
+import static dev.muster.registry.RegistrationEvent.Type.DRAINED;
 import static dev.muster.registry.RegistrationEvent.Type.DRAINING;
 import static dev.muster.registry.RegistrationEvent.Type.FAILED;
 import static dev.muster.registry.RegistrationEvent.Type.KEEPALIVE;
@@ -816,6 +817,182 @@ class RegistrarDriverTest {
       driver.update(i -> i.weight(3), result);
 
       assertThat(failure(result)).isInstanceOf(IllegalStateException.class).hasMessageContaining("DRAINING");
+    }
+  }
+
+  /**
+   * {@code drain()} then {@code close()}: the graceful stop with the application's work between the two. The drain
+   * is a timer on the fake clock, checked to end exactly when due; the close after it revokes at once.
+   */
+  @Nested
+  class DrainThenClose {
+    @Test
+    void drainPublishesDrainingKeepsTheLeaseAliveAndEndsDrainedWithTheKeyStillThere() {
+      register();
+      loop.advance(ms(400));
+      driver.drain();
+      assertThat(driver.state()).isEqualTo(RegistrationState.DRAINING);
+      assertThat(etcd.journal).last().isEqualTo("400ms put 1 DRAINING");
+      assertThat(driver.drained()).isNotDone();
+
+      advanceExactly(ms(1000));
+      assertThat(etcd.journal).last().isEqualTo("1400ms keepAlive 1");
+      assertThat(driver.drained()).isNotDone();
+      advanceExactly(ms(1000));
+
+      assertThat(driver.drained()).isCompleted();
+      assertThat(driver.state()).isEqualTo(RegistrationState.DRAINED);
+      assertThat(types()).containsExactly(REGISTERED, DRAINING, DRAINED);
+      assertThat(last(DRAINED).detail()).isEqualTo("drain 2000 ms ended; the lease is kept alive until close()");
+      assertThat(etcd.journal).doesNotContain("2400ms revoke 1");
+      assertThat(etcd.holder).as("the key stays, DRAINING, under its lease").isEqualTo(1);
+      assertThat(etcd.value.state()).isEqualTo(InstanceState.DRAINING);
+      assertThat(driver.closed()).isNotDone();
+
+      advanceExactly(ms(1000)); // the lease is still kept alive, once an interval
+      assertThat(etcd.journal).last().isEqualTo("3400ms keepAlive 1");
+      loop.advance(ms(100));
+      driver.close();
+
+      assertThat(etcd.journal).last().isEqualTo("3500ms revoke 1");
+      assertThat(types()).containsExactly(REGISTERED, DRAINING, DRAINED, REVOKED);
+      assertThat(driver.state()).isEqualTo(RegistrationState.CLOSED);
+      assertThat(driver.closed()).isCompleted();
+      assertThat(etcd.leases).isEmpty();
+      assertThat(loop.pendingTasks()).isZero();
+    }
+
+    @Test
+    void aCloseDuringTheDrainRevokesAtItsEndAndReportsNoDrained() {
+      register();
+      driver.drain();
+      loop.advance(ms(500));
+      driver.close();
+      assertThat(driver.closed()).isNotDone();
+      assertThat(etcd.journal).last().isEqualTo("0ms put 1 DRAINING");
+
+      loop.advance(ms(1500).minus(NANO));
+      assertThat(etcd.journal).noneMatch(c -> c.contains("revoke"));
+      assertThat(driver.drained()).isNotDone();
+      loop.advance(NANO);
+
+      assertThat(etcd.journal).contains("2000ms revoke 1");
+      assertThat(types()).containsExactly(REGISTERED, DRAINING, REVOKED);
+      assertThat(driver.drained()).isCompleted();
+      assertThat(driver.closed()).isCompleted();
+      assertThat(loop.pendingTasks()).isZero();
+    }
+
+    @Test
+    void aDrainAfterACloseBeganChangesNothingAndCompletesWhenThatDrainEnds() {
+      register();
+      driver.close();
+      int mark = etcd.journal.size();
+      driver.drain();
+      assertThat(etcd.journalSince(mark)).isEmpty();
+      assertThat(driver.drained()).isNotDone();
+
+      loop.advance(ms(2000).minus(NANO));
+      assertThat(driver.drained()).isNotDone();
+      loop.advance(NANO);
+
+      assertThat(driver.drained()).isCompleted();
+      assertThat(driver.closed()).isCompleted();
+      assertThat(types()).containsExactly(REGISTERED, DRAINING, REVOKED);
+    }
+
+    @Test
+    void aSecondDrainIsANoOp() {
+      register();
+      driver.drain();
+      int mark = etcd.journal.size();
+      driver.drain();
+      loop.advance(ms(2000));
+      driver.drain();
+
+      assertThat(etcd.journalSince(mark)).doesNotContain("0ms put 1 DRAINING").noneMatch(c -> c.contains("revoke"));
+      assertThat(types()).containsExactly(REGISTERED, DRAINING, DRAINED);
+    }
+
+    @Test
+    void aLeaseLostWhileDrainedIsNotReplacedAndTheCloseFindsItEnded() {
+      register();
+      driver.drain();
+      loop.advance(ms(2000));
+      etcd.expire(1);
+      loop.advance(ms(3000));
+
+      assertThat(driver.state()).isEqualTo(RegistrationState.DRAINED);
+      assertThat(types()).containsExactly(REGISTERED, DRAINING, DRAINED).doesNotContain(LEASE_LOST);
+      assertThat(etcd.journal.stream().filter(c -> c.contains("grant") || c.contains("putIfAbsent")))
+          .as("no re-registration of a draining instance").hasSize(2);
+      driver.close();
+
+      assertThat(last(REVOKED).detail()).isEqualTo("the lease had already ended");
+      assertThat(driver.closed()).isCompleted();
+      assertThat(loop.pendingTasks()).isZero();
+    }
+
+    @Test
+    void aZeroDrainPublishesNothingCompletesAtOnceAndTheCloseRevokes() {
+      use(CONFIG.toBuilder().drain(Duration.ZERO).build(), RegistrarControls.PRODUCTION);
+      register();
+      driver.drain();
+
+      assertThat(driver.drained()).isCompleted();
+      assertThat(driver.state()).isEqualTo(RegistrationState.DRAINED);
+      assertThat(etcd.journal).containsExactly("0ms grant", "0ms putIfAbsent 1");
+      assertThat(etcd.value.state()).isEqualTo(InstanceState.UP);
+      driver.close();
+
+      assertThat(etcd.journal).containsExactly("0ms grant", "0ms putIfAbsent 1", "0ms revoke 1");
+      assertThat(types()).containsExactly(REGISTERED, DRAINING, DRAINED, REVOKED);
+      assertThat(driver.closed()).isCompleted();
+    }
+
+    @Test
+    void aDrainAskedDuringTheStartRunsOnceTheRegistrationIsWritten() {
+      etcd.down = true;
+      driver.start();
+      driver.drain();
+      etcd.down = false;
+      loop.advance(ms(100));
+
+      assertThat(types()).containsExactly(REGISTERED, DRAINING);
+      assertThat(etcd.value.state()).isEqualTo(InstanceState.DRAINING);
+      loop.advance(ms(2000));
+      assertThat(types()).containsExactly(REGISTERED, DRAINING, DRAINED);
+      assertThat(driver.drained()).isCompleted();
+      assertThat(driver.closed()).isNotDone();
+    }
+
+    @Test
+    void onAFailedRegistrationTheDrainCompletesAtOnceAndTheCloseStillRevokes() {
+      use(CONFIG.toBuilder().maxFailures(1).build(), RegistrarControls.PRODUCTION);
+      register();
+      etcd.down = true;
+      loop.advance(ms(1000));
+      assertThat(driver.state()).isEqualTo(RegistrationState.FAILED);
+      int mark = etcd.journal.size();
+      driver.drain();
+
+      assertThat(driver.drained()).isCompleted();
+      assertThat(etcd.journalSince(mark)).isEmpty();
+      etcd.down = false;
+      driver.close();
+      assertThat(etcd.journalSince(mark)).containsExactly("1000ms revoke 1");
+      assertThat(driver.closed()).isCompleted();
+    }
+
+    @Test
+    void whileDrainedAnUpdateIsRefused() {
+      register();
+      driver.drain();
+      loop.advance(ms(2000));
+      CompletableFuture<Instance> result = new CompletableFuture<>();
+      driver.update(i -> i.weight(3), result);
+
+      assertThat(failure(result)).isInstanceOf(IllegalStateException.class).hasMessageContaining("DRAINED");
     }
   }
 }

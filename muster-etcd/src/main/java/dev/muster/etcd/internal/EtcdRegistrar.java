@@ -165,6 +165,12 @@ public final class EtcdRegistrar implements Registration {
   }
 
   @Override
+  public CompletableFuture<Void> drain() {
+    submit(driver::drain, () -> { }); // rejected: the driver has closed, and drained() with it
+    return driver.drained();
+  }
+
+  @Override
   public CompletableFuture<Void> closeAsync() {
     submit(driver::close, () -> { }); // rejected: the loop is gone because the driver closed
     return driver.closed();
