@@ -17,6 +17,8 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -139,12 +141,16 @@ final class RegisterCommand implements Callable<Integer> {
       throw e;
     }
     if (hello != null) {
-      // Runs beside the registrar's own hook: keep answering while it drains, stop once the lease is revoked.
+      // Runs beside the registrar's own hook, whose close() drains, then revokes: keep answering through the drain
+      // (the same drain: drain() joins it), then stop, letting the calls in flight end.
+      Registration drained = registration;
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         try {
-          ended.get(config.drain().toMillis() + 10_000, java.util.concurrent.TimeUnit.MILLISECONDS);
-        } catch (Exception e) {
-          // stop anyway
+          drained.drain().get(config.drain().toMillis() + 10_000, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+          // the drain never fails; 10 s past its period, stop anyway
         }
         hello.stop();
       }, "muster-hello-stop"));

@@ -70,7 +70,7 @@ class GrpcServeCommandIT {
       }
 
       assertThat(p.exitCode(EXIT)).as("%s", p).isEqualTo(0);
-      assertThat(p.json().eventNames()).as("%s", p).containsExactly("registered", "serving", "draining", "revoked");
+      assertThat(p.json().eventNames()).as("%s", p).containsExactly("registered", "serving", "draining", "drained", "revoked");
       assertThat(p.json().otherLines()).as("stdout is JSON lines only").isEmpty();
       JsonNode draining = MusterJar.awaitEvent(p, "draining");
       assertThat(draining.get("revision").asLong()).isPositive();

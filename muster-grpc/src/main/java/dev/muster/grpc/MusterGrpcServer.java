@@ -2,10 +2,8 @@ package dev.muster.grpc;
 
 import dev.muster.etcd.EtcdRegistry;
 import dev.muster.registry.Instance;
-import dev.muster.registry.InstanceState;
 import dev.muster.registry.RegistrarConfig;
 import dev.muster.registry.Registration;
-import dev.muster.registry.RegistrationEvent;
 import dev.muster.registry.RegistrationListener;
 import io.grpc.Server;
 import io.grpc.ServerBuilder;
@@ -15,7 +13,6 @@ import io.grpc.protobuf.services.HealthStatusManager;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -35,14 +32,14 @@ import org.slf4j.LoggerFactory;
  * lets in-flight calls finish up to a deadline, revokes its lease and only then cuts what is left.
  *
  * <p>Thread-safe. {@link #start()} runs on the caller's thread and blocks until the key is in etcd. {@link #close()}
- * and {@link #closeAsync()} may be called from any thread, any number of times; the stop sequence runs once, on a
- * thread of its own ({@code muster-grpc-stop-<id>}, not a daemon: a JVM whose main thread returned still drains),
- * and {@code close()} waits for it. With {@link RegistrarConfig#shutdownHook()} on (the default) a JVM shutdown
+ * and {@link #closeAsync()} may be called from any thread, any number of times; the stop sequence runs once: the
+ * drain is the registration's ({@link Registration#drain()}, a timer: no thread waits it out), and what follows it
+ * runs on a thread of its own ({@code muster-grpc-stop-<id>}, started when the drain ends; not a daemon: a JVM whose
+ * main thread returned still stops cleanly), and {@code close()} waits for it. With {@link RegistrarConfig#shutdownHook()} on (the default) a JVM shutdown
  * hook ({@code muster-grpc-stop-hook-<id>}) calls {@code closeAsync()} on SIGTERM/SIGINT and waits for it; a close
  * by the application removes the hook. The lifecycle is one {@link AtomicReference}; no lock is held, neither
  * across I/O nor around a callback. Registration events reach the {@link Builder#listener listener} on the
- * registration's thread, in order, as {@link EtcdRegistry#register} delivers them; the one exception is the
- * DRAINING event of a publication that failed (etcd unreachable at shutdown), which comes from the stop thread.
+ * registration's thread, in order, as {@link EtcdRegistry#register} delivers them.
  *
  * <pre>
  * NEW --start()--> STARTING: server.start() (unless already started), health SERVING for "", the Muster service
@@ -52,22 +49,23 @@ import org.slf4j.LoggerFactory;
  * NEW --close()--> TERMINATED                   (a server handed over already started is shut down)
  * SERVING --close()/SIGTERM--> DRAINING:
  *     1. health NOT_SERVING (enterTerminalState)
- *     2. put state DRAINING on the same lease   (skipped with a zero drain, as the registrar does)
- *     3. wait the drain period                  (consumers' caches see DRAINING; their balancers stop picking)
- * DRAINING --drain elapsed--> STOPPING:
+ *     2. registration.drain()                   (state DRAINING on the same lease, the lease kept alive; nothing
+ *                                                published with a zero drain, as the registrar does)
+ *     3. the drain period, a timer              (consumers' caches see DRAINING; their balancers stop picking)
+ * DRAINING --drain() completed--> STOPPING:
  *     4. server.shutdown()                      (GOAWAY: clients open new streams elsewhere; in-flight ones go on)
  *     5. server.awaitTermination(shutdownDeadline)
- *     6. registration.close()                   (revoke at once: the drain was ours)
+ *     6. registration.close()                   (revokes at once: the drain is done)
  *     7. server.shutdownNow() if calls were still running at the deadline
  * STOPPING --> TERMINATED                       ({@link #terminated()} completes)
  * </pre>
  *
- * <p>Why the server runs the drain and not the registrar: the registrar's own close revokes when its drain period
- * ends, but the lease should outlive the calls still being served. So the registration is made with drain 0 and no
- * shutdown hook of its own, and this class runs the registrar's drain steps itself around the server's: the
+ * <p>Why {@code drain()} then {@code close()} and not the registrar's close alone: that close revokes when its drain
+ * period ends, but the lease should outlive the calls still being served. So the registration is made without a
+ * shutdown hook of its own (this server's hook runs the whole sequence), and its {@code drain()} is the drain: the
  * {@link RegistrarConfig} given keeps its meaning (its {@code drain} is the drain period, its {@code shutdownHook}
- * whether SIGTERM stops the server). The events look like {@code muster register}'s: the UPDATED of the DRAINING
- * put is reported as DRAINING, and the registrar's zero-drain DRAINING is not reported again.
+ * whether SIGTERM stops the server). The events are the registration's own, as {@code muster register} prints
+ * them: REGISTERED, DRAINING, DRAINED, REVOKED.
  *
  * <p>The server is this object's from {@link #start()} on: it is shut down by {@code close()} and by a failed start.
  * A registration that gives up later (FAILED, after {@code maxFailures}) is reported to the listener and the server
@@ -91,7 +89,6 @@ public final class MusterGrpcServer implements AutoCloseable {
   private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private volatile boolean closeRequested;
-  private volatile boolean drainingPut; // our DRAINING put is under way: its UPDATED is reported as DRAINING
   private volatile Server server;
   private volatile Registration registration;
   private volatile Instance instance;
@@ -164,8 +161,7 @@ public final class MusterGrpcServer implements AutoCloseable {
       }
     }
     try {
-      registration = registry.register(i, config.toBuilder().drain(Duration.ZERO).shutdownHook(false).build(),
-          this::onRegistrationEvent);
+      registration = registry.register(i, config.toBuilder().shutdownHook(false).build(), settings.listener);
     } catch (RuntimeException e) {
       s.shutdownNow();
       terminate();
@@ -296,18 +292,21 @@ public final class MusterGrpcServer implements AutoCloseable {
     if (!state.compareAndSet(State.SERVING, State.DRAINING)) {
       return; // not started yet (start() calls us when it is), or already stopping
     }
-    Thread t = new Thread(this::stop, "muster-grpc-stop-" + instance.id());
-    t.start();
+    if (health != null) {
+      health.enterTerminalState();
+    }
+    registration.drain().whenCompleteAsync((v, e) -> stop(),
+        task -> new Thread(task, "muster-grpc-stop-" + instance.id()).start());
   }
 
+  /** Steps 4-7, once the drain has ended; on the stop thread. */
   private void stop() {
     try {
-      drain();
       state.set(State.STOPPING);
       Server s = server;
       s.shutdown();
       boolean done = s.awaitTermination(settings.shutdownDeadline.toNanos(), TimeUnit.NANOSECONDS);
-      registration.close(); // drain 0: revokes at once
+      registration.close(); // drained: revokes at once
       if (!done) {
         log.warn("{}: calls still running {} ms after GOAWAY; cancelling them", describe(),
             settings.shutdownDeadline.toMillis());
@@ -326,76 +325,6 @@ public final class MusterGrpcServer implements AutoCloseable {
       removeHook();
       state.set(State.TERMINATED);
       terminated.complete(null);
-    }
-  }
-
-  /** Steps 1-3: health NOT_SERVING, state DRAINING in etcd, the drain period. */
-  private void drain() throws InterruptedException {
-    if (health != null) {
-      health.enterTerminalState();
-    }
-    Duration drain = config.drain();
-    if (drain.isZero()) {
-      return; // as the registrar: with no drain time nobody could act on DRAINING
-    }
-    long start = System.nanoTime();
-    drainingPut = true;
-    try {
-      registration.update(i -> i.state(InstanceState.DRAINING))
-          .get(config.requestTimeout().multipliedBy(2).toMillis(), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException | TimeoutException e) {
-      if (drainingPut) {
-        drainingPut = false;
-        Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-        emit(new RegistrationEvent(RegistrationEvent.Type.DRAINING, Instant.now(), instance.id(),
-            registration.leaseId(), 0, detail() + "; could not publish DRAINING: " + cause.getMessage()));
-      }
-    }
-    long left = drain.toNanos() - (System.nanoTime() - start);
-    if (left > 0) {
-      TimeUnit.NANOSECONDS.sleep(left); // the stop thread's one job meanwhile
-    }
-  }
-
-  private String detail() {
-    return "drain " + config.drain().toMillis() + " ms; health NOT_SERVING";
-  }
-
-  /** The registration's events as the listener sees them (see the class comment). Registration thread. */
-  private void onRegistrationEvent(RegistrationEvent e) {
-    switch (e.type()) {
-      case UPDATED -> {
-        if (drainingPut) {
-          drainingPut = false;
-          emit(new RegistrationEvent(RegistrationEvent.Type.DRAINING, e.ts(), e.id(), e.lease(), e.revision(),
-              detail()));
-          return;
-        }
-      }
-      case REREGISTERED -> {
-        if (drainingPut) { // the update found the lease gone; the re-registration wrote DRAINING
-          drainingPut = false;
-          emit(e);
-          emit(new RegistrationEvent(RegistrationEvent.Type.DRAINING, e.ts(), e.id(), e.lease(), e.revision(),
-              detail()));
-          return;
-        }
-      }
-      case DRAINING -> {
-        if (!config.drain().isZero()) {
-          return; // the registrar's zero drain; ours was reported already
-        }
-      }
-      default -> { }
-    }
-    emit(e);
-  }
-
-  private void emit(RegistrationEvent e) {
-    try {
-      settings.listener.onEvent(e);
-    } catch (RuntimeException ex) {
-      log.warn("registration listener of {} threw on {}; ignored", describe(), e.type(), ex);
     }
   }
 

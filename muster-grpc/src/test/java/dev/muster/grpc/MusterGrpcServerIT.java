@@ -1,5 +1,6 @@
 package dev.muster.grpc;
 
+import static dev.muster.registry.RegistrationEvent.Type.DRAINED;
 import static dev.muster.registry.RegistrationEvent.Type.DRAINING;
 import static dev.muster.registry.RegistrationEvent.Type.REGISTERED;
 import static dev.muster.registry.RegistrationEvent.Type.REVOKED;
@@ -35,6 +36,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -121,7 +123,16 @@ class MusterGrpcServerIT {
   void closePublishesDrainingAndHealthNotServingThenCallsInFlightFinishThenTheKeyIsGone() throws Exception {
     // A 3 s drain: long enough that the waits below (health, the cache) fall inside it on a loaded machine, where a
     // 1 s drain had once ended before them and the server was already STOPPING.
-    MusterGrpcServer s = server("p2", Duration.ofSeconds(3)).build().start();
+    AtomicReference<MusterGrpcServer> self = new AtomicReference<>();
+    AtomicReference<Boolean> terminatedAtRevoke = new AtomicReference<>();
+    MusterGrpcServer s = server("p2", Duration.ofSeconds(3)).listener(e -> {
+      events.add(e);
+      if (e.type() == REVOKED) { // on the registration's loop, as the revoke is reported
+        terminatedAtRevoke.set(self.get().server().isTerminated());
+      }
+    }).build();
+    self.set(s);
+    s.start();
     toClose.add(s);
     List<InstanceState> seen = new CopyOnWriteArrayList<>();
     EndpointCache cache = registry.watch(CacheConfig.builder(service).build(),
@@ -161,8 +172,9 @@ class MusterGrpcServerIT {
     assertThat(streamDone).isCompleted();
     assertThat(streamed).hasSize(25);
     assertThat(seen).containsSubsequence(InstanceState.UP, InstanceState.DRAINING, null);
-    assertThat(events).extracting(RegistrationEvent::type).containsSubsequence(REGISTERED, DRAINING, REVOKED)
+    assertThat(events).extracting(RegistrationEvent::type).containsSubsequence(REGISTERED, DRAINING, DRAINED, REVOKED)
         .containsOnlyOnce(DRAINING);
+    assertThat(terminatedAtRevoke.get()).as("the lease is revoked only once the server has terminated").isTrue();
     RegistrationEvent draining = events.stream().filter(e -> e.type() == DRAINING).findFirst().orElseThrow();
     assertThat(draining.revision()).isPositive();
     assertThat(draining.detail()).contains("drain 3000 ms");

@@ -5,8 +5,10 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * Puts DRAINING first in the shutdown. Spring stops lifecycles from the highest phase down: this one (just above
- * the web server's graceful shutdown) publishes {@code DRAINING} and waits {@code muster.instance.drain} while the
- * server still takes requests; then the graceful shutdown stops taking new ones and waits for those in flight;
+ * the web server's graceful shutdown) runs the registration's {@link dev.muster.registry.Registration#drain()}
+ * ({@code DRAINING} published, {@code muster.instance.drain} on the registrar's timer) while the server still takes
+ * requests, and tells Spring it has stopped when the drain ends (the asynchronous {@link #stop(Runnable)}: no
+ * thread sleeps through the drain); then the graceful shutdown stops taking new ones and waits for those in flight;
  * then the web server stops; last (phase 0) the auto-registration revokes the lease. So a consumer never calls an
  * address that refuses it while its key is still in etcd, and a request in flight is never cut off.
  *
@@ -29,10 +31,18 @@ public final class MusterDrainLifecycle implements SmartLifecycle {
     running = true;
   }
 
+  /** Spring's form: {@code callback} runs when the drain has ended, on the registration's thread. */
+  @Override
+  public void stop(Runnable callback) {
+    running = false;
+    serviceRegistry.drain().whenComplete((v, e) -> callback.run());
+  }
+
+  /** The synchronous form, for a caller outside Spring's shutdown: waits for the drain's end. */
   @Override
   public void stop() {
     running = false;
-    serviceRegistry.drain();
+    serviceRegistry.drain().join();
   }
 
   @Override

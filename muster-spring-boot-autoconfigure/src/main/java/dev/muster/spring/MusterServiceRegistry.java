@@ -8,6 +8,7 @@ import dev.muster.registry.RegistrationState;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -17,12 +18,14 @@ import org.springframework.cloud.client.serviceregistry.ServiceRegistry;
 
 /**
  * Spring Cloud's {@link ServiceRegistry} on Muster's registrar: {@link #register} takes a lease and puts the
- * instance (and keeps it alive, re-registering after a lost lease), {@link #drain} publishes {@code DRAINING} and
- * waits the drain period, {@link #deregister} revokes the lease. {@link #setStatus} takes {@code UP},
+ * instance (and keeps it alive, re-registering after a lost lease), {@link #drain} is the registration's drain
+ * ({@code DRAINING} published, the lease kept alive, a future that completes when the drain period has passed),
+ * {@link #deregister} revokes the lease. {@link #setStatus} takes {@code UP},
  * {@code STARTING} or {@code DRAINING}.
  *
- * <p>The registrar runs with drain 0 and no shutdown hook: Spring's lifecycle decides the order ({@code DRAINING},
- * drain, the web server's graceful shutdown, then the revoke; see {@link MusterDrainLifecycle}). Thread-safe; one
+ * <p>The registrar runs with {@code muster.instance.drain} and no shutdown hook: Spring's lifecycle decides the order
+ * ({@link Registration#drain()}, the web server's graceful shutdown, then the revoke; see
+ * {@link MusterDrainLifecycle}). Nothing here sleeps: the drain is the registration's timer. Thread-safe; one
  * registration at a time: {@link #register} may run on its own thread while the application stops, and a
  * registration that completes after {@link #deregister} is revoked at once. No lock is held across etcd calls.
  */
@@ -48,7 +51,7 @@ public final class MusterServiceRegistry implements ServiceRegistry<MusterRegist
       throw new IllegalStateException(r + " has no port yet: register it after the web server started");
     }
     RegistrarConfig config = RegistrarConfig.defaults().toBuilder().ttl(settings.ttl())
-        .keepaliveInterval(settings.keepalive()).drain(Duration.ZERO).shutdownHook(false).build();
+        .keepaliveInterval(settings.keepalive()).drain(settings.drain()).shutdownHook(false).build();
     Registration done = registry.register(r.instance(), config, event -> log.info("muster: {}", event));
     boolean stopping;
     synchronized (this) {
@@ -67,24 +70,20 @@ public final class MusterServiceRegistry implements ServiceRegistry<MusterRegist
   }
 
   /**
-   * Publishes {@code DRAINING} (consumers' caches see it and their balancers stop picking this instance) and waits
-   * {@code muster.instance.drain}. Returns at once when nothing is registered or the drain is 0.
+   * Publishes {@code DRAINING} (consumers' caches see it and their balancers stop picking this instance) and keeps
+   * the lease alive; the future completes when {@code muster.instance.drain} has passed (at once when nothing is
+   * registered or the drain is 0). {@link #deregister} then revokes at once. Never fails.
    */
-  public void drain() {
+  public CompletableFuture<Void> drain() {
     Registration r = registration;
-    if (r == null || settings.drain().isZero() || r.state() == RegistrationState.CLOSED) {
-      return;
+    if (r == null) {
+      return CompletableFuture.completedFuture(null);
     }
-    try {
-      update(r, InstanceState.DRAINING);
-      log.info("muster: DRAINING published; draining {} ms before the web server stops taking requests",
-          settings.drain().toMillis());
-      Thread.sleep(settings.drain().toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (RuntimeException e) {
-      log.warn("muster: could not publish DRAINING ({}); going on with the shutdown", e.getMessage());
+    if (!settings.drain().isZero()) {
+      log.info("muster: draining {} for {} ms before the web server stops taking requests",
+          r.instance().key().path(), settings.drain().toMillis());
     }
+    return r.drain();
   }
 
   @Override

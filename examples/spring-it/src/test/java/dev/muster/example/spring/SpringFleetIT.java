@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.muster.cache.CacheConfig;
+import dev.muster.cache.EndpointCache;
 import dev.muster.etcd.EtcdConfig;
 import dev.muster.etcd.EtcdRegistry;
 import dev.muster.registry.Instance;
@@ -23,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -179,11 +182,29 @@ class SpringFleetIT {
         (System.nanoTime() - ready) / 1_000_000);
 
     ChildProcess p2 = apps.get(1);
-    Map<String, Integer> terminated = calls(150, failures, p2::terminate);
-    System.out.println("[spring fleet IT] o2 SIGTERMed half-way: " + terminated + ", failed " + failures);
-    assertThat(failures).as("calls across a graceful stop").isEmpty();
-    assertThat(p2.exitCode(Duration.ofSeconds(60))).as("o2: %s", p2.stderrTail()).isIn(0, 143);
-    assertThat(registered("o2")).as("o2's key after its stop").isEmpty();
+    List<String> o2States = new CopyOnWriteArrayList<>(); // o2's state at etcd, change by change; "gone" at the end
+    try (EndpointCache watch = registry.watch(CacheConfig.builder("orders").namespace(namespace).build(),
+        (set, delta) -> {
+          String now = set.instances().stream().filter(i -> i.id().equals("o2")).findFirst()
+              .map(i -> i.state().name()).orElse("gone");
+          if (o2States.isEmpty() || !o2States.get(o2States.size() - 1).equals(now)) {
+            o2States.add(now);
+          }
+        })) {
+      await("the watch sees o2").atMost(Duration.ofSeconds(10)).until(() -> o2States.contains("UP"));
+      Map<String, Integer> terminated = calls(150, failures, p2::terminate);
+      System.out.println("[spring fleet IT] o2 SIGTERMed half-way: " + terminated + ", failed " + failures);
+      assertThat(failures).as("calls across a graceful stop").isEmpty();
+      assertThat(p2.exitCode(Duration.ofSeconds(60))).as("o2: %s", p2.stderrTail()).isIn(0, 143);
+      assertThat(registered("o2")).as("o2's key after its stop").isEmpty();
+      await("the watch sees o2 gone").atMost(Duration.ofSeconds(10)).until(() -> o2States.contains("gone"));
+    }
+    assertThat(o2States).as("o2 at etcd: DRAINING (kept for the drain), then revoked").containsExactly("UP",
+        "DRAINING", "gone");
+    // The drain is the registration's own (Registration.drain(), a timer): its DRAINED comes before the revoke.
+    List<String> stopLines = p2.stdout().stream().filter(l -> l.contains("type=DRAINED") || l.contains("type=REVOKED"))
+        .map(l -> l.contains("type=DRAINED") ? "DRAINED" : "REVOKED").toList();
+    assertThat(stopLines).as("o2's log: %s", p2.stdout()).containsExactly("DRAINED", "REVOKED");
 
     etcd.member(0).kill();
     Map<String, Integer> outage = calls(200, failures, null); // about 10 s
