@@ -130,6 +130,55 @@ class DnsGatewayIT {
   }
 
   @Test
+  void srvAtTheServiceNameAsDigAndTheJdksResolverAskIt() throws Exception {
+    try (DnsGateway gateway = start(DnsConfig.builder().servicesRefresh(Duration.ofMillis(300)))) {
+      InetSocketAddress at = gateway.address();
+      List<Instance> routable = registry.list("default", "orders").instances().stream()
+          .filter(i -> i.state() == InstanceState.UP).toList();
+      assertThat(routable).hasSize(3);
+      // RFC 2782's name, as an SRV client asks it: dig SRV _orders._tcp.default.muster
+      Dig.Answer srv = Dig.query(at, "_orders._tcp.default.muster", "SRV");
+      assertThat(srv.status()).isEqualTo("NOERROR");
+      assertThat(srv.flags()).contains("aa").doesNotContain("tc");
+      assertThat(srv.answer()).extracting(Dig.Rr::name).containsOnly("_orders._tcp.default.muster.");
+      assertThat(srv.data("SRV")).containsExactlyInAnyOrderElementsOf(routable.stream()
+          .map(i -> "0 " + i.weight() + " " + i.port() + " " + i.id() + "." + i.version() + ".orders.default.muster.")
+          .toList());
+      assertThat(srv.additional()).extracting(r -> r.name() + " " + r.type() + " " + r.data())
+          .containsExactlyInAnyOrderElementsOf(routable.stream()
+              .map(i -> i.id() + "." + i.version() + ".orders.default.muster. A " + i.address()).toList());
+      // each agrees with the instance's own SRV
+      for (Instance i : routable) {
+        assertThat(srv.data("SRV")).containsAll(Dig.query(at, i.id() + "._orders._tcp.default.muster.", "SRV")
+            .data("SRV"));
+      }
+      Dig.Answer users = Dig.query(at, "_users._tcp.default.muster", "SRV");
+      assertThat(users.data("SRV")).containsExactly("0 100 9000 u1.v1.users.default.muster.");
+      assertThat(users.additional()).extracting(r -> r.type() + " " + r.data()).containsExactly("AAAA ::1");
+      assertThat(Dig.query(at, "_orders._tcp.default.muster", "PTR").data("PTR")).hasSize(3); // PTR as before
+      assertThat(Dig.query(at, "_nope._tcp.default.muster", "SRV").status()).isEqualTo("NXDOMAIN");
+
+      // the JDK's own SRV consumer: JNDI's DNS provider
+      List<String> jdk = jndiSrv(at, "_orders._tcp.default.muster");
+      assertThat(jdk).containsExactlyInAnyOrderElementsOf(srv.data("SRV"));
+
+      // a service with no UP instance: the name exists, without an SRV (NODATA, SOA in Authority)
+      Registration idle = registry.register(Instance.of("idle", "127.0.0.61", 6100).id("i1")
+          .state(InstanceState.STARTING), NO_DRAIN);
+      try {
+        await().atMost(Duration.ofSeconds(20)).until(() -> gateway.services().get("default").contains("idle"));
+        Dig.Answer nodata = Dig.query(at, "_idle._tcp.default.muster", "SRV");
+        assertThat(nodata.status()).isEqualTo("NOERROR");
+        assertThat(nodata.answer()).isEmpty();
+        assertThat(nodata.authority()).extracting(Dig.Rr::type).containsExactly("SOA");
+      } finally {
+        idle.close();
+      }
+      assertThat(gateway.stats().errors()).isZero();
+    }
+  }
+
+  @Test
   void twoHundredInstancesAreTruncatedOverUdpAndWholeOverTcp() throws Exception {
     List<Registration> many = new ArrayList<>();
     try {
@@ -148,6 +197,15 @@ class DnsGatewayIT {
         assertThat(retried.data("PTR")).hasSize(200);
         assertThat(retried.additional()).hasSize(600);
         assertThat(Dig.query(at, "wide.default.muster.", "A", "+tcp").data("A")).hasSize(200);
+        // the service's SRV set: whole RRsets or TC over UDP, then whole over TCP, for dig and for the JDK
+        Dig.Answer srvUdp = Dig.query(at, "_wide._tcp.default.muster", "SRV", "+ignore");
+        assertThat(srvUdp.truncated()).as("%s", srvUdp.output()).isTrue();
+        assertThat(srvUdp.answer()).isEmpty();
+        Dig.Answer srv = Dig.query(at, "_wide._tcp.default.muster", "SRV");
+        assertThat(srv.retriedOverTcp()).isTrue();
+        assertThat(srv.data("SRV")).hasSize(200).contains("0 100 8199 w199.v1.wide.default.muster.");
+        assertThat(srv.additional()).hasSize(200).extracting(Dig.Rr::type).containsOnly("A");
+        assertThat(jndiSrv(at, "_wide._tcp.default.muster")).hasSize(200);
       }
     } finally {
       many.forEach(Registration::close);
@@ -303,6 +361,20 @@ class DnsGatewayIT {
       }
     } catch (SocketTimeoutException | java.net.SocketException e) {
       // a gateway that waits for the rest of a message times us out; that is its right
+    }
+  }
+
+  /** The SRV records at {@code name} as the JDK's DNS provider (JNDI {@code dns:}) reads them from the gateway. */
+  private static List<String> jndiSrv(InetSocketAddress at, String name) throws javax.naming.NamingException {
+    Hashtable<String, String> env = new Hashtable<>();
+    env.put("java.naming.factory.initial", "com.sun.jndi.dns.DnsContextFactory");
+    env.put("java.naming.provider.url", "dns://127.0.0.1:" + at.getPort() + "/");
+    InitialDirContext dns = new InitialDirContext(env);
+    try {
+      Attribute srv = dns.getAttributes(name, new String[] {"SRV"}).get("SRV");
+      return srv == null ? List.of() : values(srv);
+    } finally {
+      dns.close();
     }
   }
 

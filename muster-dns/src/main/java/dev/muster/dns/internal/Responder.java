@@ -19,6 +19,7 @@ import org.xbill.DNS.Opcode;
 import org.xbill.DNS.PTRRecord;
 import org.xbill.DNS.Rcode;
 import org.xbill.DNS.Record;
+import org.xbill.DNS.SRVRecord;
 import org.xbill.DNS.Section;
 import org.xbill.DNS.Type;
 
@@ -180,7 +181,7 @@ public final class Responder {
     }
     h.setFlag(Flags.AA);
     NamespaceZone.View view = zone.view();
-    Node node = lookup(view, zone, qname);
+    Node node = lookup(view, zone, qname, qtype);
     if (node == null) {
       h.setRcode(Rcode.NXDOMAIN);
       counters.nxdomain.increment();
@@ -217,8 +218,9 @@ public final class Responder {
   /**
    * Whether the records of {@code records} that answer {@code qtype} form one RRset that cannot fit in {@code room}
    * bytes however well it compresses: each record takes at least its owner (a 2-byte pointer; 1 byte for the root),
-   * 10 bytes of type, class, TTL and length, and its smallest rdata (A 4 bytes, AAAA 16, a PTR's target 2). dnsjava
-   * renders an RRset whole or not at all, so such an answer goes out empty with TC, Authority and Additional empty.
+   * 10 bytes of type, class, TTL and length, and its smallest rdata (A 4 bytes, AAAA 16, a PTR's target 2, an SRV's 6
+   * bytes and its target, which is never compressed: RFC 2782, and dnsjava writes it whole). dnsjava renders an RRset
+   * whole or not at all, so such an answer goes out empty with TC, Authority and Additional empty.
    */
   static boolean surelyTruncated(List<Record> records, int qtype, int room) {
     Record first = null;
@@ -236,8 +238,14 @@ public final class Responder {
         case Type.A -> 4;
         case Type.AAAA -> 16;
         case Type.PTR -> wireSize(((PTRRecord) r).getTarget());
+        case Type.SRV -> 6 + ((SRVRecord) r).getTarget().length();
         default -> 0;
       };
+      if (atLeast > room && qtype != Type.ANY) {
+        // the records of one type at one name are one RRset: no need to walk the rest (a PTR question at a
+        // service's name stops here, before the SRV records that follow the PTRs)
+        return true;
+      }
     }
     return first != null && atLeast > room;
   }
@@ -252,13 +260,16 @@ public final class Responder {
     counters.refused.increment();
   }
 
-  /** What is at one name: its records (all types) and, for PTR and SRV answers, the additional ones. */
+  /** What is at one name: its records (all types) and, for PTR, SRV and ANY answers, the additional ones. */
   record Node(List<Record> records, List<Record> additional) {
     static final Node EMPTY = new Node(List.of(), List.of());
   }
 
-  /** The records at {@code qname} in {@code zone}, or null when the name does not exist. */
-  private Node lookup(NamespaceZone.View view, NamespaceZone zone, Name qname) {
+  /**
+   * The records at {@code qname} in {@code zone}, or null when the name does not exist; {@code qtype} only picks the
+   * Additional records of a service's name, which hold different records for an SRV question and a PTR one.
+   */
+  private Node lookup(NamespaceZone.View view, NamespaceZone zone, Name qname, int qtype) {
     int depth = qname.labels() - zone.origin().labels();
     switch (depth) {
       case 0:
@@ -282,7 +293,7 @@ public final class Responder {
         String l1 = label(qname, 1);
         if (l1.equals("_tcp") && l0.startsWith("_")) {
           ServiceRecords s = view.services().get(l0.substring(1));
-          return s == null ? null : servicePtr(s);
+          return s == null ? null : service(s, qtype);
         }
         if (l1.equals("_udp")) {
           return l0.equals("_dns-sd") ? Node.EMPTY : null;
@@ -330,9 +341,13 @@ public final class Responder {
     return new Node(both, List.of());
   }
 
-  /** The PTR set, with each instance's SRV, TXT and address in Additional: both lists prebuilt. */
-  private static Node servicePtr(ServiceRecords s) {
-    return new Node(s.ptrs, s.ptrAdditional);
+  /**
+   * {@code _<service>._tcp}: the PTR set (DNS-SD) and the SRV set (RFC 2782), one record of each per routable
+   * instance. In Additional: for an SRV question the targets' A/AAAA; for PTR (and ANY) each instance's SRV, TXT and
+   * address at its instance name, as DNS-SD clients expect. Every list is prebuilt.
+   */
+  private static Node service(ServiceRecords s, int qtype) {
+    return new Node(s.atService, qtype == Type.SRV ? s.srvAdditional : s.ptrAdditional);
   }
 
   /** {@code _muster-status}: the revision and staleness served, built per query (O(services)), TTL 0. */

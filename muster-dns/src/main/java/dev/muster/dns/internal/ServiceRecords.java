@@ -35,6 +35,9 @@ import org.xbill.DNS.Type;
  * <ul>
  *   <li>{@code _<service>._tcp} PTR {@code <label>._<service>._tcp}, one per routable (UP) instance; the label is
  *       the instance id, or {@code <id>-<version>} when two versions share the id;
+ *   <li>{@code _<service>._tcp} SRV too (RFC 2782's name for a service, which SRV clients such as Go's
+ *       {@code net.LookupSRV}, the JDK's resolver and Prometheus ask): one per routable instance, the same record as
+ *       at its instance name;
  *   <li>at {@code <label>._<service>._tcp}: SRV (priority by zone, weight, port, target) and TXT;
  *   <li>the SRV target of an IP address is the host name {@code <id>.<version>.<service>} with its A or AAAA; of a
  *       host name address, that name itself (no A from us);
@@ -63,6 +66,9 @@ public final class ServiceRecords {
   final Name ptrName;
   final List<Record> ptrs;
   final List<Record> ptrAdditional; // each instance's SRV, TXT and address, for a PTR answer
+  final List<Record> srvs; // at ptrName: one SRV per routable instance (RFC 2782), no two equal (RFC 2181 §5)
+  final List<Record> atService; // ptrs then srvs: every record at ptrName, for the responder's lookup
+  final List<Record> srvAdditional; // the A/AAAA of the targets of srvs, for an SRV answer at ptrName
   final Map<String, InstanceNode> byLabel;
   final Map<String, Map<String, Record>> hostsByVersion; // version -> id -> A or AAAA
   final Addresses all;
@@ -71,14 +77,20 @@ public final class ServiceRecords {
   final int unservable;
 
   private ServiceRecords(String service, long revision, java.time.Instant staleSince, Name ptrName, List<Record> ptrs, List<Record> ptrAdditional,
-      Map<String, InstanceNode> byLabel, Map<String, Map<String, Record>> hostsByVersion, Addresses all,
-      Map<String, Addresses> byVersion, int skippedTxtStrings, int unservable) {
+      List<Record> srvs, List<Record> srvAdditional, Map<String, InstanceNode> byLabel,
+      Map<String, Map<String, Record>> hostsByVersion, Addresses all, Map<String, Addresses> byVersion, int skippedTxtStrings, int unservable) {
     this.service = service;
     this.revision = revision;
     this.staleSince = staleSince;
     this.ptrName = ptrName;
     this.ptrs = ptrs;
     this.ptrAdditional = ptrAdditional;
+    this.srvs = srvs;
+    List<Record> both = new ArrayList<>(ptrs.size() + srvs.size());
+    both.addAll(ptrs);
+    both.addAll(srvs);
+    this.atService = List.copyOf(both);
+    this.srvAdditional = srvAdditional;
     this.byLabel = byLabel;
     this.hostsByVersion = hostsByVersion;
     this.all = all;
@@ -106,6 +118,8 @@ public final class ServiceRecords {
     }
     List<Record> ptrs = new ArrayList<>(routable.size());
     List<Record> additional = new ArrayList<>(3 * routable.size());
+    Set<Record> srvs = new java.util.LinkedHashSet<>(); // Record equality: owner, type, class and rdata
+    List<Record> srvAdditional = new ArrayList<>(routable.size());
     Map<String, InstanceNode> byLabel = new HashMap<>();
     Map<String, Map<String, Record>> hosts = new HashMap<>();
     List<Record> allA = new ArrayList<>();
@@ -176,6 +190,10 @@ public final class ServiceRecords {
       ptrs.add(new PTRRecord(ptrName, DClass.IN, ttlSeconds, instanceName));
       additional.add(srv);
       additional.add(txt);
+      // two instances with one host-name address and one port would make two equal records: one is kept
+      if (srvs.add(srv.withName(ptrName)) && address != null) {
+        srvAdditional.add(address);
+      }
       if (address != null) {
         additional.add(address);
       }
@@ -189,7 +207,8 @@ public final class ServiceRecords {
     }
     Map<String, Map<String, Record>> frozenHosts = new HashMap<>();
     hosts.forEach((v, m) -> frozenHosts.put(v, Map.copyOf(m)));
-    return new ServiceRecords(service, set.revision(), staleSince, ptrName, List.copyOf(ptrs), List.copyOf(additional), Map.copyOf(byLabel),
+    return new ServiceRecords(service, set.revision(), staleSince, ptrName, List.copyOf(ptrs), List.copyOf(additional),
+        List.copyOf(srvs), List.copyOf(srvAdditional), Map.copyOf(byLabel),
         Map.copyOf(frozenHosts), new Addresses(List.copyOf(allA), List.copyOf(allAaaa)), Map.copyOf(byVersion),
         skipped, unservable);
   }

@@ -198,6 +198,133 @@ class ResponderTest {
   }
 
   @Test
+  void srvAtTheServiceNameIsEveryRoutableInstancesSrvWithTheTargetsAddressesInAdditional() throws IOException {
+    serve("orders", List.of(
+        orders("a", "10.0.0.1", 8080).zone("z1").weight(50),
+        orders("b", "10.0.0.2", 8081).version("v2").zone("z2"),
+        orders("c", "fd00::3", 8082).zone("z1"),
+        orders("s", "10.0.0.9", 8080).state(InstanceState.STARTING),
+        orders("d", "10.0.0.8", 8080).state(InstanceState.DRAINING),
+        orders("h", "orders-h.internal", 9000).zone("z1"),
+        orders("h2", "orders-h.internal", 9000).zone("z1")), null, "z1"); // h2's SRV would repeat h's
+
+    Message srv = ask("_ORDERS._tcp.default.muster.", Type.SRV); // RFC 2782's name, the DNS-SD PTR's owner
+    assertThat(srv.getRcode()).isEqualTo(Rcode.NOERROR);
+    assertThat(srv.getHeader().getFlag(Flags.AA)).isTrue();
+    assertThat(srv.getHeader().getFlag(Flags.TC)).isFalse();
+    assertThat(srv.getSection(Section.ANSWER)).allSatisfy(r -> {
+      assertThat(r.getType()).isEqualTo(Type.SRV);
+      assertThat(r.getName()).isEqualTo(Name.fromConstantString("_orders._tcp.default.muster.")); // any case
+      assertThat(r.getTTL()).isEqualTo(5);
+    });
+    // priority (by --zone), weight, port and target: what each instance's own SRV says
+    assertThat(data(srv, Section.ANSWER)).containsExactlyInAnyOrder(
+        "0 50 8080 a.v1.orders.default.muster.",
+        "10 100 8081 b.v2.orders.default.muster.",
+        "0 100 8082 c.v1.orders.default.muster.",
+        "0 100 9000 orders-h.internal.");
+    for (String label : List.of("a", "b", "c", "h")) {
+      assertThat(data(srv, Section.ANSWER)).contains(
+          data(ask(label + "._orders._tcp.default.muster.", Type.SRV), Section.ANSWER).get(0));
+    }
+    // Additional: the targets' A and AAAA only (a host-name target has none from us), no TXT
+    List<Record> additional = srv.getSection(Section.ADDITIONAL).stream().filter(r -> r.getType() != Type.OPT)
+        .toList();
+    assertThat(additional).extracting(r -> r.getName() + " " + Type.string(r.getType()) + " " + r.rdataToString())
+        .containsExactlyInAnyOrder("a.v1.orders.default.muster. A 10.0.0.1", "b.v2.orders.default.muster. A 10.0.0.2",
+            "c.v1.orders.default.muster. AAAA fd00:0:0:0:0:0:0:3");
+
+    // the PTR answer is as it was: PTRs only, each instance's SRV, TXT and address in Additional (over TCP, where
+    // nothing of Additional is left out)
+    Message ptr = ask(Message.newQuery(Record.newRecord(Name.fromString("_orders._tcp.default.muster."), Type.PTR,
+        DClass.IN)), false);
+    assertThat(ptr.getSection(Section.ANSWER)).extracting(Record::getType).containsOnly(Type.PTR).hasSize(5);
+    assertThat(ptr.getSection(Section.ADDITIONAL)).filteredOn(r -> r.getType() == Type.SRV)
+        .allSatisfy(r -> assertThat(r.getName().getLabelString(0)).isNotEqualTo("_orders")).hasSize(5);
+    // ANY: every record at the name, SRV included, as for every other name
+    Message any = ask("_orders._tcp.default.muster.", Type.ANY);
+    assertThat(any.getSection(Section.ANSWER)).extracting(Record::getType).containsOnly(Type.PTR, Type.SRV)
+        .filteredOn(t -> t == Type.SRV).hasSize(4);
+    // the other types at the name: NODATA with the SOA, as before
+    Message txt = ask("_orders._tcp.default.muster.", Type.TXT);
+    assertThat(txt.getRcode()).isEqualTo(Rcode.NOERROR);
+    assertThat(txt.getSection(Section.ANSWER)).isEmpty();
+    assertThat(txt.getSection(Section.AUTHORITY)).extracting(Record::getType).containsExactly(Type.SOA);
+  }
+
+  @Test
+  void srvAtTheNameOfAServiceWithoutRoutableInstancesIsNodataAndOfNoServiceNxdomain() throws IOException {
+    serve("idle", List.of(Instance.of("idle", "10.0.2.1", 80).id("i1").state(InstanceState.STARTING),
+        Instance.of("idle", "10.0.2.2", 80).id("i2").state(InstanceState.DRAINING)), null, null);
+    for (int type : new int[] {Type.SRV, Type.PTR}) {
+      Message nodata = ask("_idle._tcp.default.muster.", type);
+      assertThat(nodata.getRcode()).as(Type.string(type)).isEqualTo(Rcode.NOERROR);
+      assertThat(nodata.getSection(Section.ANSWER)).isEmpty();
+      assertThat(data(nodata, Section.ADDITIONAL)).isEmpty();
+      assertThat(nodata.getSection(Section.AUTHORITY)).extracting(Record::getType).containsExactly(Type.SOA);
+    }
+    Message nx = ask("_nope._tcp.default.muster.", Type.SRV);
+    assertThat(nx.getRcode()).isEqualTo(Rcode.NXDOMAIN);
+    assertThat(nx.getSection(Section.AUTHORITY)).extracting(Record::getType).containsExactly(Type.SOA);
+  }
+
+  @Test
+  void aStaleServiceGetsTheStaleTtlOnItsServiceSrvToo() throws IOException {
+    serve("orders", List.of(orders("a", "10.0.0.1", 8080)), CLOCK.instant().minusSeconds(3), null);
+    Message srv = ask("_orders._tcp.default.muster.", Type.SRV);
+    assertThat(srv.getSection(Section.ANSWER)).singleElement().extracting(Record::getTTL).isEqualTo(0L);
+    assertThat(srv.getSection(Section.ADDITIONAL)).filteredOn(r -> r.getType() == Type.A).singleElement()
+        .extracting(Record::getTTL).isEqualTo(0L);
+  }
+
+  @Test
+  void aLargeServiceSrvSetIsTruncatedByWholeRrsetsOverUdpAndWholeOverTcp() throws IOException {
+    List<Instance> many = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      many.add(orders("i" + i, "10.0." + (i / 250) + "." + (i % 250 + 1), 8000 + i));
+    }
+    serve("orders", many, null, null);
+    serve("small", many.subList(0, 20).stream().map(i -> Instance.of("small", i.address(), i.port()).id(i.id()))
+        .toList(), null, null);
+
+    Message query = Message.newQuery(Record.newRecord(Name.fromString("_orders._tcp.default.muster."), Type.SRV,
+        DClass.IN));
+    query.addRecord(new OPTRecord(4096, 0, 0), Section.ADDITIONAL);
+    byte[] udp = responder.respond(query.toWire(), query.toWire().length, true);
+    assertThat(udp.length).isLessThanOrEqualTo(1232);
+    Message truncated = new Message(udp); // parses: nothing cut mid-record
+    assertThat(truncated.getHeader().getFlag(Flags.TC)).isTrue();
+    assertThat(truncated.getSection(Section.ANSWER)).isEmpty(); // 200 SRVs are one RRset: all or none
+    Message tcp = ask(query, false);
+    assertThat(tcp.getHeader().getFlag(Flags.TC)).isFalse();
+    assertThat(tcp.getSection(Section.ANSWER)).hasSize(200);
+    assertThat(data(tcp, Section.ANSWER)).contains("0 100 8199 i199.v1.orders.default.muster.");
+    assertThat(tcp.getSection(Section.ADDITIONAL)).extracting(Record::getType).containsOnly(Type.A, Type.OPT)
+        .hasSize(201);
+
+    // 20 SRVs: more than 512 bytes, less than 1232 with their addresses dropped
+    Message small = Message.newQuery(Record.newRecord(Name.fromString("_small._tcp.default.muster."), Type.SRV,
+        DClass.IN));
+    byte[] plain = responder.respond(small.toWire(), small.toWire().length, true);
+    assertThat(plain.length).isLessThanOrEqualTo(512);
+    assertThat(new Message(plain).getHeader().getFlag(Flags.TC)).isTrue();
+    assertThat(new Message(plain).getSection(Section.ANSWER)).isEmpty();
+    small.addRecord(new OPTRecord(4096, 0, 0), Section.ADDITIONAL);
+    byte[] edns = responder.respond(small.toWire(), small.toWire().length, true);
+    Message fits = new Message(edns);
+    assertThat(edns.length).isLessThanOrEqualTo(1232).isGreaterThan(512);
+    assertThat(fits.getHeader().getFlag(Flags.TC)).as("dropping Additional records is no truncation").isFalse();
+    assertThat(fits.getSection(Section.ANSWER)).hasSize(20);
+    List<Record> addresses = fits.getSection(Section.ADDITIONAL).stream().filter(r -> r.getType() == Type.A).toList();
+    assertThat(addresses.size()).isBetween(1, 19); // some whole A records, the rest dropped
+    List<String> targets = fits.getSection(Section.ANSWER).stream().map(r -> ((SRVRecord) r).getTarget().toString())
+        .toList();
+    assertThat(addresses).allSatisfy(a -> assertThat(targets).contains(a.getName().toString()));
+    assertThat(counters.truncated.sum()).isEqualTo(2);
+    assertThat(counters.errors.sum()).isZero();
+  }
+
+  @Test
   void badPacketsGetFormerrNotimpOrNothingAndNeverAnError() throws IOException {
     serve("orders", List.of(orders("a", "10.0.0.1", 8080)), null, null);
     byte[] good = Message.newQuery(Record.newRecord(Name.fromString("a._orders._tcp.default.muster."), Type.SRV,

@@ -53,6 +53,7 @@ class TruncationTest {
     for (int n : SIZES) {
       for (String[] q : List.of(new String[] {"_svc-" + n + "._tcp.bench.muster.", "PTR"},
           new String[] {"_SVC-" + n + "._tcp.Bench.Muster.", "PTR"}, new String[] {"_svc-" + n + "._tcp.bench.muster.", "ANY"},
+          new String[] {"_svc-" + n + "._tcp.bench.muster.", "SRV"}, new String[] {"_SVC-" + n + "._TCP.bench.muster.", "SRV"},
           new String[] {"svc-" + n + ".bench.muster.", "A"}, new String[] {"svc-" + n + ".bench.muster.", "ANY"},
           new String[] {"v1.svc-" + n + ".bench.muster.", "A"},
           new String[] {"i0._svc-" + n + "._tcp.bench.muster.", "SRV"})) {
@@ -97,6 +98,16 @@ class TruncationTest {
     List<Record> two = new ArrayList<>(a);
     two.add(Record.fromString(owner, Type.TXT, DClass.IN, 5, "x", Name.root));
     assertThat(Responder.surelyTruncated(two, Type.ANY, 0)).isFalse(); // two RRsets: dnsjava may keep the A
+    // an SRV's target is written whole (never compressed): 2 + 10 + 6 + 24 bytes each for this target
+    Name target = Name.fromString("i0.v1.svc.bench.muster."); // 24 bytes on the wire
+    List<Record> srv = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      srv.add(Record.fromString(Name.fromString("_svc._tcp.bench.muster."), Type.SRV, DClass.IN, 5,
+          "0 100 " + (8000 + i) + " " + target, Name.root));
+    }
+    assertThat((int) target.length()).isEqualTo(24);
+    assertThat(Responder.surelyTruncated(srv, Type.SRV, 419)).isTrue(); // 10 x (2 + 10 + 6 + 24) = 420 at least
+    assertThat(Responder.surelyTruncated(srv, Type.SRV, 420)).isFalse();
   }
 
   private static byte[] query(String name, int type, boolean edns) throws IOException {
