@@ -88,6 +88,16 @@ public interface EndpointCache extends AutoCloseable {
    */
   void addListener(EndpointListener listener);
 
+  /**
+   * Removes a listener added with {@link #addListener}: no change published after this call reaches it (a delivery
+   * already under way may). A no-op for a listener not added, or on a closed cache. From any thread.
+   *
+   * @throws UnsupportedOperationException a cache that cannot (the default, for hand-fed test caches)
+   */
+  default void removeListener(EndpointListener listener) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot remove listeners");
+  }
+
   /** Stops watching; the last set stays readable. Idempotent. */
   @Override
   void close();

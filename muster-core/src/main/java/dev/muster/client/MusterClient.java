@@ -184,8 +184,8 @@ public final class MusterClient implements AutoCloseable {
       this.ownsCache = false;
       cache.addListener(feed);
     } else {
-      this.cache = Objects.requireNonNull(b.source.watch(b.cacheConfig, feed),
-          "EndpointSource.watch returned null");
+      this.cache = Objects.requireNonNull(b.source.open(b.cacheConfig, feed),
+          "EndpointSource.open returned null");
       this.ownsCache = true;
     }
   }

@@ -63,7 +63,7 @@ public final class MusterHttp implements AutoCloseable {
 
   /**
    * @param caches opens the endpoint cache of a service (called once per service, e.g.
-   *     {@code service -> registry.watch(CacheConfig.builder(service).build())}); MusterHttp closes what it returns
+   *     {@code service -> registry.open(CacheConfig.builder(service).build())}); MusterHttp closes what it returns
    */
   public MusterHttp(Function<String, EndpointCache> caches, HttpCallConfig config) {
     this.caches = Objects.requireNonNull(caches, "caches");
@@ -72,7 +72,7 @@ public final class MusterHttp implements AutoCloseable {
 
   /** Opens each service's cache from {@code source} with {@code CacheConfig.builder(service)}'s defaults. */
   public MusterHttp(EndpointSource source, HttpCallConfig config) {
-    this(service -> source.watch(CacheConfig.builder(service).build()), config);
+    this(service -> source.open(CacheConfig.builder(service).build()), config);
     Objects.requireNonNull(source, "source");
   }
 

@@ -137,6 +137,16 @@ public final class ManualCache implements EndpointCache {
   }
 
   @Override
+  public void removeListener(EndpointListener listener) {
+    listeners.remove(listener);
+  }
+
+  /** How many listeners it holds now. */
+  public int listenerCount() {
+    return listeners.size();
+  }
+
+  @Override
   public void close() {
     closes++;
   }

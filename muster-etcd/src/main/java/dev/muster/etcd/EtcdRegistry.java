@@ -6,6 +6,7 @@ import dev.muster.cache.EndpointCache;
 import dev.muster.cache.EndpointListener;
 import dev.muster.cache.EndpointSource;
 import dev.muster.cache.internal.CacheDriver;
+import dev.muster.cache.internal.SharedCaches;
 import dev.muster.etcd.internal.EtcdConnection;
 import dev.muster.etcd.internal.EtcdEndpointCache;
 import dev.muster.etcd.internal.EtcdListings;
@@ -88,6 +89,8 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
   private final Clock clock;
   private final List<EtcdRegistrar> registrations = new CopyOnWriteArrayList<>();
   private final List<EndpointCache> caches = new CopyOnWriteArrayList<>();
+  /** The process's one cache per config, for the adapters ({@link #open}); each started by {@link #watch}. */
+  private final SharedCaches shared = new SharedCaches(config -> watch(config));
 
   private EtcdRegistry(EtcdConnection connection, Clock clock) {
     this.connection = connection;
@@ -180,13 +183,35 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
   }
 
   /**
-   * Starts an endpoint cache for {@code config.service()}: it ranges the service's prefix, then watches it, and
-   * keeps its set equal to etcd's (SPEC §4). Returns at once; {@link EndpointCache#awaitReady(java.time.Duration)}
-   * waits for the first set. Closing the registry closes the cache.
+   * Starts an endpoint cache of its own for {@code config.service()}: it ranges the service's prefix, then watches
+   * it, and keeps its set equal to etcd's (SPEC §4). Returns at once; {@link EndpointCache#awaitReady(java.time.Duration)}
+   * waits for the first set. Closing the registry closes the cache. For the one cache of a service that everything
+   * in the process shares, {@link #open}.
    */
   @Override
   public EndpointCache watch(CacheConfig config, EndpointListener... listeners) {
     return watch(config, CacheDriver.ResumeRule.AT_CHECKPOINT, null, List.of(listeners));
+  }
+
+  /**
+   * A hold on this registry's one cache of {@code config}, shared with every other holder of an equal config (see
+   * {@link dev.muster.cache.EndpointSource#open}): the adapters (gRPC, Spring, DNS, the console, {@code MusterClient})
+   * open caches here, so a service several of them ask for is watched once. Closing the hold releases it; the last
+   * release closes the cache, and closing the registry closes them all.
+   */
+  @Override
+  public EndpointCache open(CacheConfig config, EndpointListener... listeners) {
+    return shared.open(config, List.of(listeners));
+  }
+
+  /** How many shared caches ({@link #open}) are open. */
+  public int sharedCaches() {
+    return shared.size();
+  }
+
+  /** How many holds the shared cache of {@code config} has (0: not open). */
+  public int holds(CacheConfig config) {
+    return shared.holds(config);
   }
 
   /** {@code backoffRandom} null: the cache draws its backoff jitter from its own {@link java.security.SecureRandom}. */
@@ -279,6 +304,7 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
       }
     }
     RuntimeException cacheFailure = null;
+    shared.close(); // no new holds; the caches themselves are closed here with every other
     for (EndpointCache c : List.copyOf(caches)) {
       try {
         c.close();

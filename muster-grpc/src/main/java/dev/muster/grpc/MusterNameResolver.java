@@ -33,7 +33,7 @@ import java.util.function.Consumer;
  *
  * Threads: the cache calls the EndpointListener on its notify thread; every callback only copies what it was given
  * into a task for the channel's SynchronizationContext, where all state of this class lives. Nothing blocks there:
- * registry.watch() returns at once, and the cache is closed on the offload executor.
+ * registry.open() returns at once, and the cache is closed on the offload executor.
  */
 /**
  * The {@code muster:///} resolver of one channel: an {@link EndpointCache} of the target's service, each change
@@ -81,7 +81,7 @@ final class MusterNameResolver extends NameResolver {
     }
     this.listener = listener;
     try {
-      cache = lease.registry().watch(target.cacheConfig(), new ToSyncContext());
+      cache = lease.registry().open(target.cacheConfig(), new ToSyncContext());
     } catch (RuntimeException e) {
       listener.onError(Status.UNAVAILABLE.withDescription("muster:///" + target.service()
           + ": could not watch the registry: " + e.getMessage()).withCause(e));

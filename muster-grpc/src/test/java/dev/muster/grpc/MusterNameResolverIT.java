@@ -3,6 +3,8 @@ package dev.muster.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.muster.cache.CacheConfig;
+import dev.muster.client.MusterClient;
 import dev.muster.etcd.EtcdConfig;
 import dev.muster.etcd.EtcdRegistry;
 import dev.muster.registry.Instance;
@@ -49,7 +51,13 @@ class MusterNameResolverIT {
   }
 
   private NameResolver start(MusterNameResolverProvider provider, String target) {
-    NameResolver.Args args = NameResolver.Args.newBuilder()
+    resolver = provider.newNameResolver(URI.create(target), args());
+    sync.execute(() -> resolver.start(recording));
+    return resolver;
+  }
+
+  private NameResolver.Args args() {
+    return NameResolver.Args.newBuilder()
         .setDefaultPort(443)
         .setProxyDetector(address -> null)
         .setSynchronizationContext(sync)
@@ -61,9 +69,38 @@ class MusterNameResolverIT {
         })
         .setOffloadExecutor(offload)
         .build();
-    resolver = provider.newNameResolver(URI.create(target), args);
-    sync.execute(() -> resolver.start(recording));
-    return resolver;
+  }
+
+  @Test
+  void aServiceAskedForByTwoChannelsAndAClientIsWatchedOnceUntilTheLastLetsGo() {
+    String service = "echo-" + UUID.randomUUID().toString().substring(0, 8);
+    try (EtcdRegistry registry = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()));
+         Registration a = registry.register(Instance.of(service, "127.0.0.1", 50001).id("a"))) {
+      MusterNameResolverProvider provider = MusterNameResolverProvider.of(registry);
+      start(provider, "muster:///" + service);
+      Recording secondHeard = new Recording();
+      NameResolver second = provider.newNameResolver(URI.create("muster:///" + service), args());
+      sync.execute(() -> second.start(secondHeard));
+      CacheConfig v1 = CacheConfig.builder(service).version(Instance.DEFAULT_VERSION).build(); // what a target watches
+      MusterClient client = MusterClient.builder(registry).cache(v1).build();
+      await().atMost(Duration.ofSeconds(15)).until(() -> recording.last() != null && secondHeard.last() != null
+          && client.balancer().endpoints().size() == 1);
+
+      assertThat(registry.sharedCaches()).as("one cache for the service").isEqualTo(1);
+      assertThat(registry.holds(v1)).isEqualTo(3);
+      sync.execute(second::shutdown);
+      await().atMost(Duration.ofSeconds(10)).until(() -> registry.holds(v1) == 2);
+      try (Registration b = registry.register(Instance.of(service, "127.0.0.1", 50002).id("b"))) {
+        await("the holders left see the next change").atMost(Duration.ofSeconds(15))
+            .until(() -> recording.last().size() == 2 && client.balancer().endpoints().size() == 2);
+        assertThat(secondHeard.last()).as("a resolver shut down hears nothing more").hasSize(1);
+      }
+      client.close();
+      assertThat(registry.holds(v1)).isEqualTo(1);
+      sync.execute(resolver::shutdown);
+      resolver = null;
+      await().atMost(Duration.ofSeconds(10)).until(() -> registry.sharedCaches() == 0);
+    }
   }
 
   @Test

@@ -165,7 +165,7 @@ final class ServiceDirectory implements AutoCloseable {
       }
     };
     ring.add(new ConsoleEvent.Draft("service-added", namespace, service, "", "", "watching it"));
-    EndpointCache cache = registry.watch(CacheConfig.builder(service).namespace(namespace).build(), listener);
+    EndpointCache cache = registry.open(CacheConfig.builder(service).namespace(namespace).build(), listener);
     return new Watched(namespace, service, cache);
   }
 

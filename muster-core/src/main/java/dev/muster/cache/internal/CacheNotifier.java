@@ -117,6 +117,19 @@ public final class CacheNotifier {
     }
   }
 
+  /**
+   * Removes a listener: no delivery queued after this call reaches it (one already running or queued before may).
+   * A no-op for a listener not added, or once the cache is closed.
+   */
+  public void remove(EndpointListener listener) {
+    Objects.requireNonNull(listener, "listener");
+    try {
+      executor.execute(() -> listeners.remove(listener));
+    } catch (RejectedExecutionException e) {
+      // closed: nothing will be delivered any more
+    }
+  }
+
   /** A new set; called on the loop in revision order. Merged into the newest queued one when listeners lag. */
   public void publish(EndpointSet set, EndpointDelta delta) {
     Delivery delivery;

@@ -170,7 +170,7 @@ public final class ServiceDirectory implements AutoCloseable {
     if (listenerExecutor != null) {
       config.listenerExecutor(listenerExecutor);
     }
-    EndpointCache cache = registry.watch(config.build(), listener);
+    EndpointCache cache = registry.open(config.build(), listener);
     open.put(service, new Open(feed, cache, published));
     log.info("serving service {}/{}", zone.namespace(), service);
   }

@@ -242,6 +242,11 @@ public final class EtcdEndpointCache implements EndpointCache {
     listeners.add(listener);
   }
 
+  @Override
+  public void removeListener(EndpointListener listener) {
+    listeners.remove(listener);
+  }
+
   /** The watched prefix, e.g. {@code /muster/default/orders/}. */
   public String prefix() {
     return prefix;
