@@ -185,22 +185,44 @@ public final class EndpointState {
   }
 
   /**
-   * The power-of-two-choices load score, lower is better: {@code (inFlight + 1) × (ewmaNanos + 1)}, the expected
-   * wait of a new attempt if each one in flight ahead of it takes the usual time (Finagle's "peak EWMA" cost without
-   * the peak). The {@code +1}s keep an idle or not-yet-measured endpoint comparable instead of zero.
+   * The load score, lower is better: {@code (inFlight + 1) × (ewmaNanos + 1)}, the expected wait of a new attempt if
+   * each one in flight ahead of it takes the usual time (Finagle's "peak EWMA" cost without the peak). The
+   * {@code +1}s keep an idle or not-yet-measured endpoint comparable instead of zero.
    *
-   * <p>The latency term decays toward zero with the time since the last sample ({@code × exp(-idle / decay)}): an
-   * endpoint that once looked slow and then lost every comparison would otherwise never be picked again, so its
-   * EWMA would never be corrected (starvation). Decayed, it is tried again within a few decay periods.
+   * <p>Power of two does not compare two of these as they are: it counts the latency ratio only by how much it
+   * exceeds the noise of the two estimates (see {@link #latencyVariance}), and a tie goes to a random one of the two.
+   * The score no longer fades toward zero while the endpoint is idle (issue 34, item 6: an idle endpoint then looked
+   * infinitely fast); what fades instead is the weight of its evidence, so a slow-looking endpoint that gets no
+   * calls becomes, within a few decay periods, indistinguishable from the others, and is tried again.
    */
   public double score() {
-    return score(nanoTime.getAsLong());
+    return (inFlight.get() + 1.0) * (ewmaNanos() + 1.0);
   }
 
-  /** {@link #score()} at {@code nowNanos} (this state's ticker): a pick compares two scores on one clock read. */
-  double score(long nowNanos) {
+  /**
+   * How much the samples behind {@link #ewmaNanos()} still count at {@code nowNanos}: their weights' sum, each
+   * {@code exp(-age / decay)}; 0 before the first sample. About the number of samples of the last decay period.
+   */
+  double evidence(long nowNanos) {
+    double w = Double.longBitsToDouble(evidenceBits.get());
     long idle = Math.max(0, nowNanos - lastSampleNanos.get());
-    return (inFlight.get() + 1.0) * (ewmaNanos() * Math.exp(-idle / decayNanos) + 1.0);
+    return w * Math.exp(-idle / decayNanos);
+  }
+
+  /**
+   * The variance of {@code ln(ewmaNanos + 1)} as an estimate of this endpoint's typical latency, at
+   * {@code nowNanos}: the spread of one sample (measured, blended with {@link #PRIOR_LOG_SPREAD} worth
+   * {@link #PRIOR_WEIGHT} samples) over the {@link #evidence}. Infinite before the first sample, and it grows
+   * without bound while no sample arrives: an estimate nobody refreshes stops telling endpoints apart.
+   */
+  double latencyVariance(long nowNanos) {
+    double w = evidence(nowNanos);
+    if (!hasLatencySample() || !(w > 0)) {
+      return Double.POSITIVE_INFINITY;
+    }
+    double spread = Double.longBitsToDouble(spreadBits.get());
+    double blended = (w * spread + PRIOR_WEIGHT * PRIOR_LOG_SPREAD * PRIOR_LOG_SPREAD) / (w + PRIOR_WEIGHT);
+    return blended / w;
   }
 
   /** This state's ticker (the balancer's, shared by every state of one balancer). */

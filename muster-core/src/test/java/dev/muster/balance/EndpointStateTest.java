@@ -86,14 +86,37 @@ class EndpointStateTest {
   }
 
   @Test
-  void theLatencyPartOfTheScoreFadesWhileNoSampleArrivesSoASlowLookingEndpointIsTriedAgain() {
+  void whileNoSampleArrivesTheEvidenceFadesNotTheLatency() {
     state.started();
     state.finished(Duration.ofSeconds(1));
-    double fresh = state.score();
+    double score = state.score();
+    double variance = state.latencyVariance(ticker.getAsLong());
 
     ticker.advance(Duration.ofSeconds(30)); // three decay periods without a sample
 
-    assertThat(state.score()).isCloseTo(1e9 * Math.exp(-3) + 1, within(1.0)).isLessThan(fresh / 10);
-    assertThat(state.ewmaLatency()).as("the average itself only moves with samples").isEqualTo(Duration.ofSeconds(1));
+    assertThat(state.evidence(ticker.getAsLong())).isCloseTo(Math.exp(-3), within(1e-9));
+    assertThat(state.latencyVariance(ticker.getAsLong())).as("an estimate nobody refreshes tells less and less")
+        .isGreaterThan(10 * variance);
+    assertThat(state.score()).as("an idle endpoint does not look faster (it used to fade toward 0)")
+        .isEqualTo(score);
+    assertThat(state.ewmaLatency()).isEqualTo(Duration.ofSeconds(1));
+  }
+
+  @Test
+  void theEstimateIsUncertainWithoutSamplesAndTightensWithSteadyOnes() {
+    assertThat(state.latencyVariance(ticker.getAsLong())).isInfinite();
+
+    state.started();
+    state.finished(Duration.ofMillis(10));
+    double one = state.latencyVariance(ticker.getAsLong());
+    for (int i = 0; i < 99; i++) {
+      ticker.advance(Duration.ofMillis(1));
+      state.started();
+      state.finished(Duration.ofMillis(10));
+    }
+
+    assertThat(one).as("one sample: the assumed spread over one sample's worth of evidence")
+        .isCloseTo(EndpointState.PRIOR_WEIGHT * 0.25 / (1 + EndpointState.PRIOR_WEIGHT), within(1e-12));
+    assertThat(state.latencyVariance(ticker.getAsLong())).isLessThan(one / 1000);
   }
 }
