@@ -39,7 +39,11 @@ public record BalancerConfig(Policy policy, String localZone, double minLocalSha
     ROUND_ROBIN,
     /** At random, in proportion to {@code Instance.weight()}. */
     WEIGHTED_RANDOM,
-    /** Two distinct candidates at random; the one with the lower load score (see {@link EndpointState#score()}). */
+    /**
+     * Two distinct candidates at random; the one with the lower load score (see {@link EndpointState#score()}),
+     * counting the latency difference only by how much it exceeds the noise of the two estimates; a tie is a coin
+     * flip.
+     */
     POWER_OF_TWO
   }
 

@@ -10,11 +10,21 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /*
- * The latency EWMA is lock-free: the value is a double kept as bits in an AtomicLong and decays by elapsed time, as
- * in Finagle's PeakEwma without the peak: w = exp(-elapsed / decay), ewma = ewma * w + sample * (1 - w). Each sample
- * claims the interval since the previous one with getAndSet on the stamp, so concurrent samples decay by disjoint
- * intervals; the value is then folded in with a CAS loop. Two concurrent samples may fold in either order, a
- * difference far below the noise of latency itself. The first sample sets the value outright.
+ * The latency EWMA is a time-weighted mean: a sample of age t weighs exp(-t / decay) against a new one's 1. It is kept
+ * as three doubles, each as bits in an AtomicLong: the evidence W (the sum of those weights), the mean, and the mean
+ * squared log deviation of a sample from the mean before it (the spread). A sample claims the interval since the
+ * previous one with getAndSet on the stamp, so concurrent samples decay W by disjoint intervals; W' = W * w + 1 is
+ * folded in with a CAS loop, then the mean moves by (sample - mean) / W' and the spread by (d^2 - spread) / W', each
+ * with its own CAS loop. Two concurrent samples may fold in either order or interleave between the three, a
+ * difference far below the noise of latency itself. The mean starts at NO_SAMPLE, so a pick that races the very
+ * first sample sees no sample rather than a mean of 0.
+ *
+ * Why W and not the classic ewma = ewma * w + sample * (1 - w) (issue 34, item 6): that form gives the first sample
+ * a weight of 1, as if it stood for an infinitely long history, so for a whole decay period (10 s) the EWMA hardly
+ * leaves the first sample: with calls 1 ms apart, each later sample weighs 1 - exp(-1 ms / 10 s), about 1e-4. Two
+ * equal endpoints then kept the two different values of their first answers, and power of two sent every call to the
+ * lower one. Divided by W, the first samples are averaged (the k-th of k samples close together weighs about 1/k);
+ * once samples have arrived for several decay periods at a steady rate, W' = 1 / (1 - w) and the two forms agree.
  */
 /**
  * What the balancer knows about one endpoint: the latest {@link Instance}, the attempts in flight, a latency EWMA and
@@ -26,6 +36,13 @@ import java.util.function.LongSupplier;
  */
 public final class EndpointState {
   private static final long NO_SAMPLE = Double.doubleToRawLongBits(-1.0);
+  /**
+   * The spread of {@code ln(latency)} assumed before an endpoint has shown its own: about ±50 %, a single latency
+   * sample being weak evidence (a cold connection, a pause).
+   */
+  static final double PRIOR_LOG_SPREAD = 0.5;
+  /** How many samples' worth that assumed spread counts for against the measured one. */
+  static final double PRIOR_WEIGHT = 2.0;
 
   private final InstanceKey key;
   private final LongSupplier nanoTime;
@@ -33,6 +50,10 @@ public final class EndpointState {
   private final OutlierState outlier = new OutlierState();
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicLong ewmaBits = new AtomicLong(NO_SAMPLE);
+  /** W: the sum of the samples' weights as of the last sample (0 before the first). */
+  private final AtomicLong evidenceBits = new AtomicLong(Double.doubleToRawLongBits(0.0));
+  /** The weighted mean of d^2, d = ln((sample + 1) / (mean before it + 1)), over samples after the first. */
+  private final AtomicLong spreadBits = new AtomicLong(Double.doubleToRawLongBits(0.0));
   private final AtomicLong lastSampleNanos;
   private volatile Instance instance;
   private volatile boolean probeDown;
@@ -164,22 +185,44 @@ public final class EndpointState {
   }
 
   /**
-   * The power-of-two-choices load score, lower is better: {@code (inFlight + 1) × (ewmaNanos + 1)}, the expected
-   * wait of a new attempt if each one in flight ahead of it takes the usual time (Finagle's "peak EWMA" cost without
-   * the peak). The {@code +1}s keep an idle or not-yet-measured endpoint comparable instead of zero.
+   * The load score, lower is better: {@code (inFlight + 1) × (ewmaNanos + 1)}, the expected wait of a new attempt if
+   * each one in flight ahead of it takes the usual time (Finagle's "peak EWMA" cost without the peak). The
+   * {@code +1}s keep an idle or not-yet-measured endpoint comparable instead of zero.
    *
-   * <p>The latency term decays toward zero with the time since the last sample ({@code × exp(-idle / decay)}): an
-   * endpoint that once looked slow and then lost every comparison would otherwise never be picked again, so its
-   * EWMA would never be corrected (starvation). Decayed, it is tried again within a few decay periods.
+   * <p>Power of two does not compare two of these as they are: it counts the latency ratio only by how much it
+   * exceeds the noise of the two estimates (see {@link #latencyVariance}), and a tie goes to a random one of the two.
+   * The score no longer fades toward zero while the endpoint is idle (issue 34, item 6: an idle endpoint then looked
+   * infinitely fast); what fades instead is the weight of its evidence, so a slow-looking endpoint that gets no
+   * calls becomes, within a few decay periods, indistinguishable from the others, and is tried again.
    */
   public double score() {
-    return score(nanoTime.getAsLong());
+    return (inFlight.get() + 1.0) * (ewmaNanos() + 1.0);
   }
 
-  /** {@link #score()} at {@code nowNanos} (this state's ticker): a pick compares two scores on one clock read. */
-  double score(long nowNanos) {
+  /**
+   * How much the samples behind {@link #ewmaNanos()} still count at {@code nowNanos}: their weights' sum, each
+   * {@code exp(-age / decay)}; 0 before the first sample. About the number of samples of the last decay period.
+   */
+  double evidence(long nowNanos) {
+    double w = Double.longBitsToDouble(evidenceBits.get());
     long idle = Math.max(0, nowNanos - lastSampleNanos.get());
-    return (inFlight.get() + 1.0) * (ewmaNanos() * Math.exp(-idle / decayNanos) + 1.0);
+    return w * Math.exp(-idle / decayNanos);
+  }
+
+  /**
+   * The variance of {@code ln(ewmaNanos + 1)} as an estimate of this endpoint's typical latency, at
+   * {@code nowNanos}: the spread of one sample (measured, blended with {@link #PRIOR_LOG_SPREAD} worth
+   * {@link #PRIOR_WEIGHT} samples) over the {@link #evidence}. Infinite before the first sample, and it grows
+   * without bound while no sample arrives: an estimate nobody refreshes stops telling endpoints apart.
+   */
+  double latencyVariance(long nowNanos) {
+    double w = evidence(nowNanos);
+    if (!hasLatencySample() || !(w > 0)) {
+      return Double.POSITIVE_INFINITY;
+    }
+    double spread = Double.longBitsToDouble(spreadBits.get());
+    double blended = (w * spread + PRIOR_WEIGHT * PRIOR_LOG_SPREAD * PRIOR_LOG_SPREAD) / (w + PRIOR_WEIGHT);
+    return blended / w;
   }
 
   /** This state's ticker (the balancer's, shared by every state of one balancer). */
@@ -191,12 +234,32 @@ public final class EndpointState {
     long now = nanoTime.getAsLong();
     long elapsed = Math.max(0, now - lastSampleNanos.getAndSet(now));
     double w = Math.exp(-elapsed / decayNanos);
+    double evidence;
+    while (true) { // W' = W * w + 1: this sample weighs 1 / W' against the decayed weight of those before it
+      long bits = evidenceBits.get();
+      evidence = Double.longBitsToDouble(bits) * w + 1.0;
+      if (evidenceBits.compareAndSet(bits, Double.doubleToRawLongBits(evidence))) {
+        break;
+      }
+    }
+    double before;
     while (true) {
       long bits = ewmaBits.get();
-      double next = bits == NO_SAMPLE
-          ? latencyNanos
-          : Double.longBitsToDouble(bits) * w + latencyNanos * (1.0 - w);
+      before = Double.longBitsToDouble(bits);
+      double next = bits == NO_SAMPLE ? latencyNanos : before + (latencyNanos - before) / evidence;
       if (ewmaBits.compareAndSet(bits, Double.doubleToRawLongBits(next))) {
+        break;
+      }
+    }
+    if (before < 0) {
+      return; // the first sample: no mean to deviate from
+    }
+    double d = Math.log((latencyNanos + 1.0) / (before + 1.0));
+    while (true) {
+      long bits = spreadBits.get();
+      double spread = Double.longBitsToDouble(bits);
+      double next = spread + (d * d - spread) / evidence;
+      if (spreadBits.compareAndSet(bits, Double.doubleToRawLongBits(next))) {
         return;
       }
     }

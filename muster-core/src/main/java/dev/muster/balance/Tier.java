@@ -21,6 +21,10 @@ final class Tier {
   static final Tier EMPTY = new Tier(new EndpointState[0], null);
   /** Weights are scaled by this when some candidate ramps, so a 10 % share of weight 1 is still drawable. */
   private static final long SCALE = 1000;
+  /** Power of two: a latency difference within this many standard errors of the two estimates is no difference. */
+  static final double NOISE = 2.0;
+  /** Power of two: loads within this relative difference are a tie. */
+  static final double TIE = 1e-9;
 
   private final EndpointState[] candidates;
   /** Each candidate's slow-start share, or null when none ramps. */
@@ -194,15 +198,31 @@ final class Tier {
   }
 
   /**
-   * The lower {@link EndpointState#score()}; when either has no latency sample yet, the fewer attempts in flight (an
-   * unmeasured endpoint would otherwise look infinitely fast and draw every pick until its first answer).
+   * The less loaded of two candidates, {@code a} on a tie ({@code a} is the first of two random draws, so a tie is a
+   * coin flip). Load is {@code (inFlight + 1) × latency}, as in {@link EndpointState#score()}, except that the
+   * latency ratio counts only by how much it exceeds {@link #NOISE} standard errors of the two estimates (a soft
+   * threshold): equally fast endpoints, whose estimates differ by noise, then tie and share the calls, while a
+   * clearly slower one still loses. Without a sample on either side the latency does not count at all (in flight
+   * decides, as before).
+   *
+   * <p>Why (issue 34, item 6): one call at a time leaves nothing in flight, and with two endpoints both are compared
+   * on every pick, so the lower latency estimate won every pick. The loser was never sampled again, so its estimate
+   * (often one early answer) was never corrected: 999 of 1,000 calls to one endpoint in {@code BalancerSpreadTest}.
+   * Ties were already random, but two noisy estimates never tie exactly. Fading the idle loser's latency toward zero
+   * (the old rule) made a long-idle endpoint look nearly infinitely fast; toward the tier's mean, it would stay above
+   * the winner of two, and a slow endpoint above every fast one, for good. Fading its evidence makes it a coin flip.
    */
   private static EndpointState lessLoaded(EndpointState a, EndpointState b) {
+    double load = (b.inFlight() + 1.0) / (a.inFlight() + 1.0);
     if (a.hasLatencySample() && b.hasLatencySample()) {
       long now = a.nowNanos(); // one clock read per pick: both states run on the balancer's ticker
-      return b.score(now) < a.score(now) ? b : a;
+      double logRatio = Math.log((b.ewmaNanos() + 1.0) / (a.ewmaNanos() + 1.0));
+      double excess = Math.abs(logRatio) - NOISE * Math.sqrt(a.latencyVariance(now) + b.latencyVariance(now));
+      if (excess > 0) {
+        load *= Math.exp(Math.copySign(excess, logRatio));
+      }
     }
-    return b.inFlight() < a.inFlight() ? b : a;
+    return load < 1.0 - TIE ? b : a;
   }
 
   private static int unskip(int i, int skip) {

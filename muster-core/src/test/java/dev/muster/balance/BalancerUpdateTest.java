@@ -159,6 +159,32 @@ class BalancerUpdateTest {
     }
 
     @Test
+    void powerOfTwoPicksBetweenMeasuredEndpointsAllocateNothing() {
+      com.sun.management.ThreadMXBean threads =
+          (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+      Balancer balancer = balancer(BalancerConfig.builder().policy(Policy.POWER_OF_TWO).build(), ticker);
+      balancer.update(set(instance("a"), instance("b"), instance("c")));
+      int[] millis = {10, 11, 40}; // a and b tie within the noise, c is clearly slower: both branches of the duel
+      for (int round = 0; round < 20; round++) {
+        for (int i = 0; i < 3; i++) {
+          EndpointState e = endpoint(balancer, Character.toString('a' + i));
+          e.started();
+          e.finished(Duration.ofMillis(millis[i] + round % 3));
+        }
+        ticker.advance(Duration.ofMillis(50));
+      }
+      EndpointState a = endpoint(balancer, "a");
+      long id = Thread.currentThread().getId();
+      pickMany(balancer, a, 20_000); // warm up
+
+      long before = threads.getThreadAllocatedBytes(id);
+      pickMany(balancer, a, 100_000);
+      long allocated = threads.getThreadAllocatedBytes(id) - before;
+
+      assertThat(allocated).isLessThan(4_096);
+    }
+
+    @Test
     void picksWhileAnEndpointRampsAllocateNothing() {
       com.sun.management.ThreadMXBean threads =
           (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();

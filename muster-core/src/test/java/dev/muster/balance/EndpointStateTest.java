@@ -33,28 +33,45 @@ class EndpointStateTest {
   }
 
   @Test
-  void laterSamplesWeighByTheTimeElapsedSinceThePreviousOne() {
+  void aSampleWeighsOneAgainstExpOfMinusAgeOverTheDecayForEachEarlierOne() {
     state.started();
     state.finished(Duration.ofMillis(100));
 
-    ticker.advance(Duration.ofSeconds(10)); // one time constant: the old value keeps 1/e of its weight
+    ticker.advance(Duration.ofSeconds(10)); // one time constant: the old sample keeps 1/e of its weight
     state.started();
     state.finished(Duration.ofMillis(200));
 
-    double expected = 100e6 * Math.exp(-1) + 200e6 * (1 - Math.exp(-1));
-    assertThat(state.ewmaNanos()).isCloseTo(expected, within(1.0));
+    double old = Math.exp(-1);
+    assertThat(state.ewmaNanos()).isCloseTo((100e6 * old + 200e6) / (old + 1), within(1.0));
   }
 
   @Test
-  void aSampleRightAfterAnotherBarelyMovesTheAverage() {
-    state.started();
-    state.finished(Duration.ofMillis(100));
+  void samplesCloseTogetherAreAveragedNotFrozenAtTheFirst() {
+    // Issue 34, item 6: the old form (ewma * w + sample * (1 - w)) kept 100 ms here, each later sample weighing
+    // 1 - exp(-1 ms / 10 s), about 1e-4
+    for (int ms : new int[] {100, 200, 300}) {
+      ticker.advance(Duration.ofMillis(1));
+      state.started();
+      state.finished(Duration.ofMillis(ms));
+    }
+
+    assertThat(state.ewmaNanos()).isCloseTo(200e6, within(0.01e6));
+  }
+
+  @Test
+  void aSampleAfterADecayPeriodOfSteadySamplesBarelyMovesTheAverage() {
+    for (int i = 0; i < 3000; i++) { // 30 s of samples 10 ms apart: the weights have settled
+      ticker.advance(Duration.ofMillis(10));
+      state.started();
+      state.finished(Duration.ofMillis(100));
+    }
 
     ticker.advance(Duration.ofMillis(10));
     state.started();
     state.finished(Duration.ofSeconds(10));
 
-    assertThat(state.ewmaLatency()).isBetween(Duration.ofMillis(100), Duration.ofMillis(111));
+    // it weighs 1 - exp(-10 ms / 10 s), about 1/1000, as in the old form
+    assertThat(state.ewmaLatency()).isBetween(Duration.ofMillis(109), Duration.ofMillis(111));
   }
 
   @Test
@@ -69,14 +86,37 @@ class EndpointStateTest {
   }
 
   @Test
-  void theLatencyPartOfTheScoreFadesWhileNoSampleArrivesSoASlowLookingEndpointIsTriedAgain() {
+  void whileNoSampleArrivesTheEvidenceFadesNotTheLatency() {
     state.started();
     state.finished(Duration.ofSeconds(1));
-    double fresh = state.score();
+    double score = state.score();
+    double variance = state.latencyVariance(ticker.getAsLong());
 
     ticker.advance(Duration.ofSeconds(30)); // three decay periods without a sample
 
-    assertThat(state.score()).isCloseTo(1e9 * Math.exp(-3) + 1, within(1.0)).isLessThan(fresh / 10);
-    assertThat(state.ewmaLatency()).as("the average itself only moves with samples").isEqualTo(Duration.ofSeconds(1));
+    assertThat(state.evidence(ticker.getAsLong())).isCloseTo(Math.exp(-3), within(1e-9));
+    assertThat(state.latencyVariance(ticker.getAsLong())).as("an estimate nobody refreshes tells less and less")
+        .isGreaterThan(10 * variance);
+    assertThat(state.score()).as("an idle endpoint does not look faster (it used to fade toward 0)")
+        .isEqualTo(score);
+    assertThat(state.ewmaLatency()).isEqualTo(Duration.ofSeconds(1));
+  }
+
+  @Test
+  void theEstimateIsUncertainWithoutSamplesAndTightensWithSteadyOnes() {
+    assertThat(state.latencyVariance(ticker.getAsLong())).isInfinite();
+
+    state.started();
+    state.finished(Duration.ofMillis(10));
+    double one = state.latencyVariance(ticker.getAsLong());
+    for (int i = 0; i < 99; i++) {
+      ticker.advance(Duration.ofMillis(1));
+      state.started();
+      state.finished(Duration.ofMillis(10));
+    }
+
+    assertThat(one).as("one sample: the assumed spread over one sample's worth of evidence")
+        .isCloseTo(EndpointState.PRIOR_WEIGHT * 0.25 / (1 + EndpointState.PRIOR_WEIGHT), within(1e-12));
+    assertThat(state.latencyVariance(ticker.getAsLong())).isLessThan(one / 1000);
   }
 }
