@@ -81,9 +81,9 @@ final class DnsCommand implements Callable<Integer> {
       description = "Close a TCP connection idle this long (default ${DEFAULT-VALUE}).")
   Duration tcpIdleTimeout;
 
-  @Option(names = "--services-refresh", paramLabel = "D", defaultValue = "1s", converter = DurationConverter.class,
-      description = "How often the namespace's services are listed (keys only) to open or close their caches; changes"
-          + " within a known service arrive at once (default ${DEFAULT-VALUE}).")
+  @Option(names = "--services-refresh", paramLabel = "D", defaultValue = "5m", converter = DurationConverter.class,
+      description = "New services and services gone are seen at once, by a watch of the namespaces' keys; this is how"
+          + " often the keys are read again as a check of that watch (default ${DEFAULT-VALUE}, at least 1s).")
   Duration servicesRefresh;
 
   @Option(names = "--max-udp-payload", paramLabel = "BYTES", defaultValue = "1232",

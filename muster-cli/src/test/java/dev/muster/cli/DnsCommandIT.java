@@ -50,7 +50,7 @@ class DnsCommandIT {
          ChildProcess k2 = register("k2", "127.0.0.32:7002", "--version", "v2");
          ChildProcess k3 = register("k3", "127.0.0.33:7003", "--zone", "z1", "--tag", "blue", "--meta", "team=pay");
          ChildProcess dns = MusterJar.start(MusterJar.concat(new String[] {"dns", "--listen", "127.0.0.1:0",
-             "--services-refresh", "500ms", "--ttl", "2s"}, connection()))) {
+             "--ttl", "2s"}, connection()))) {
       for (ChildProcess p : List.of(k1, k2, k3)) {
         MusterJar.awaitEvent(p, "registered");
       }

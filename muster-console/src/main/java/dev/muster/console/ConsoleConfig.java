@@ -14,11 +14,13 @@ import java.util.Objects;
  * {@link Builder#build()} with messages naming the field and the bad value.
  *
  * @param listen where the HTTP server binds; {@code 127.0.0.1:8080} by default (port 0 picks a free one)
- * @param namespaces the namespaces shown; empty (the default) shows every namespace found, listed again each refresh
+ * @param namespaces the namespaces shown; empty (the default) shows every namespace, as namespaces come and go
  * @param allowDrain whether the service page offers a Drain button and {@code POST /api/drain} is served
  * @param quota the etcd backend quota the DB size is shown against (etcd 3.4 does not report it); 2 GiB by default,
  *     etcd's own default
- * @param directoryRefresh how often namespaces and services are listed (keys only) to open or close caches; 1 s
+ * @param directoryRefresh new services, namespaces and services gone are seen at once, by a watch of the registry's
+ *     keys ({@link dev.muster.etcd.ServiceDirectory}); this is how often the keys are read again as a check of that
+ *     watch; 5 min, at least 1 s
  * @param leaseRefresh the shortest interval between two reads of a viewed service's leases; 2 s
  * @param clusterRefresh the shortest interval between two reads of member status, list and alarms while the cluster
  *     page is viewed; 3 s
@@ -37,7 +39,10 @@ public record ConsoleConfig(InetSocketAddress listen, List<String> namespaces, b
       Names.requireValid("namespace", ns);
     }
     requirePositive("quota", quota);
-    requirePositive("directoryRefresh", directoryRefresh);
+    if (directoryRefresh == null || directoryRefresh.compareTo(Duration.ofSeconds(1)) < 0) {
+      throw new dev.muster.InvalidInputException("directoryRefresh", directoryRefresh, "use 1s or more, such as 5m:"
+          + " new services are seen at once by the watch; this only paces its check");
+    }
     requirePositive("leaseRefresh", leaseRefresh);
     requirePositive("clusterRefresh", clusterRefresh);
     requirePositive("eventCapacity", eventCapacity);
@@ -85,7 +90,7 @@ public record ConsoleConfig(InetSocketAddress listen, List<String> namespaces, b
     private List<String> namespaces = List.of();
     private boolean allowDrain;
     private long quota = DEFAULT_QUOTA;
-    private Duration directoryRefresh = Duration.ofSeconds(1);
+    private Duration directoryRefresh = dev.muster.etcd.ServiceDirectory.DEFAULT_RELIST;
     private Duration leaseRefresh = Duration.ofSeconds(2);
     private Duration clusterRefresh = Duration.ofSeconds(3);
     private int eventCapacity = 500;

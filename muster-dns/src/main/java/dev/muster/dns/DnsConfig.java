@@ -28,9 +28,9 @@ import java.util.Objects;
  * @param udpThreads threads receiving and answering UDP queries on the one socket (default 2)
  * @param maxTcpConnections TCP connections served at once; one more is closed at once (default 64)
  * @param tcpIdleTimeout a TCP connection with no query for this long is closed (default 10 s, RFC 7766)
- * @param servicesRefresh how often the namespace's list of services is read (keys only) to open a cache for a new
- *     service and close the cache of one that is gone; changes within a known service come from its cache at once
- *     (default 1 s)
+ * @param servicesRefresh how often the namespaces' keys are read again (keys only) as a check of the watch that finds
+ *     new services and services gone as they happen ({@link dev.muster.etcd.ServiceDirectory}); changes within a
+ *     known service come from its cache at once (default 5 min, at least 1 s)
  * @param maxUdpPayload the largest UDP reply, whatever a query's EDNS0 payload size asks (default 1232, the DNS
  *     flag day value); a query without EDNS0 gets at most 512
  */
@@ -72,7 +72,10 @@ public record DnsConfig(
     atLeast("udpThreads", udpThreads, 1);
     atLeast("maxTcpConnections", maxTcpConnections, 1);
     positive("tcpIdleTimeout", tcpIdleTimeout);
-    positive("servicesRefresh", servicesRefresh);
+    if (servicesRefresh == null || servicesRefresh.compareTo(Duration.ofSeconds(1)) < 0) {
+      throw new InvalidInputException("servicesRefresh", servicesRefresh, "use 1s or more, such as 5m: new services"
+          + " are seen at once by the watch; this only paces its check");
+    }
     if (maxUdpPayload < 512 || maxUdpPayload > 65_535) {
       throw new InvalidInputException("maxUdpPayload", maxUdpPayload, "use 512 to 65535 bytes");
     }
@@ -159,7 +162,7 @@ public record DnsConfig(
     private int udpThreads = 2;
     private int maxTcpConnections = 64;
     private Duration tcpIdleTimeout = Duration.ofSeconds(10);
-    private Duration servicesRefresh = Duration.ofSeconds(1);
+    private Duration servicesRefresh = dev.muster.etcd.ServiceDirectory.DEFAULT_RELIST;
     private int maxUdpPayload = 1232;
 
     private Builder() {}

@@ -4,7 +4,8 @@ import dev.muster.dns.internal.DnsCounters;
 import dev.muster.dns.internal.NamespaceZone;
 import dev.muster.dns.internal.RateLimiter;
 import dev.muster.dns.internal.Responder;
-import dev.muster.dns.internal.ServiceDirectory;
+import dev.muster.dns.internal.ZoneFeeds;
+import dev.muster.etcd.ServiceDirectory;
 import dev.muster.etcd.EtcdRegistry;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -26,9 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -56,7 +55,9 @@ public final class DnsGateway implements AutoCloseable {
   private final DnsConfig config;
   private final DnsCounters counters = new DnsCounters();
   private final List<NamespaceZone> zones = new ArrayList<>();
-  private final List<ServiceDirectory> directories = new ArrayList<>();
+  private final EtcdRegistry registry;
+  private final ZoneFeeds feeds;
+  private volatile ServiceDirectory directory; // null until begin()
   private final Responder responder;
   private final RateLimiter limiter;
   private final DatagramChannel udp;
@@ -65,7 +66,6 @@ public final class DnsGateway implements AutoCloseable {
   private final Thread acceptor;
   private final ThreadPoolExecutor connections;
   private final java.util.Set<Socket> open = java.util.concurrent.ConcurrentHashMap.newKeySet();
-  private final ScheduledExecutorService directoryThread;
   private volatile boolean closed;
 
   /** What the gateway has done so far. */
@@ -75,14 +75,17 @@ public final class DnsGateway implements AutoCloseable {
 
   private DnsGateway(EtcdRegistry registry, DnsConfig config, Clock clock) throws IOException {
     this.config = config;
+    this.registry = registry;
     Name domain = Name.fromString(config.domain());
+    java.util.Map<String, NamespaceZone> byNamespace = new java.util.HashMap<>();
     for (String ns : config.namespaces()) {
       NamespaceZone zone = new NamespaceZone(ns, domain, config.ttl().toSeconds(), config.staleTtl().toSeconds(),
           clock);
       zones.add(zone);
-      directories.add(new ServiceDirectory(registry, zone, config.ttl().toSeconds(),
-          config.staleTtl().toSeconds(), config.zone(), clock));
+      byNamespace.put(ns, zone);
     }
+    this.feeds = new ZoneFeeds(byNamespace, config.ttl().toSeconds(), config.staleTtl().toSeconds(), config.zone(),
+        clock);
     this.responder = new Responder(zones, config.maxUdpPayload(), clock, counters);
     this.limiter = new RateLimiter(config.rateLimit(), config.rateBurst(), config.slip(), System::nanoTime);
     Sockets bound = bind(config.listen(), config.listen().getPort());
@@ -91,7 +94,6 @@ public final class DnsGateway implements AutoCloseable {
     this.connections = new ThreadPoolExecutor(0, config.maxTcpConnections(), 30, TimeUnit.SECONDS,
         new SynchronousQueue<>(), numbered("muster-dns-tcp"));
     this.acceptor = daemon("muster-dns-accept").newThread(this::acceptLoop);
-    this.directoryThread = Executors.newSingleThreadScheduledExecutor(daemon("muster-dns-directory"));
   }
 
   /** A UDP channel and a TCP listener bound to the same address and port. */
@@ -167,20 +169,16 @@ public final class DnsGateway implements AutoCloseable {
   }
 
   private void begin(Duration firstSetTimeout) {
-    for (ServiceDirectory d : directories) {
-      d.refresh();
-    }
     long deadline = System.nanoTime() + firstSetTimeout.toNanos();
-    for (int i = 0; i < directories.size(); i++) {
-      Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-      if (!directories.get(i).awaitCaches(left)) {
-        log.warn("namespace {}: not every service has its first set after {} ms; serving what is known",
-            zones.get(i).namespace(), firstSetTimeout.toMillis());
-      }
-    }
-    long every = config.servicesRefresh().toMillis();
-    for (ServiceDirectory d : directories) {
-      directoryThread.scheduleWithFixedDelay(d::refresh, every, every, TimeUnit.MILLISECONDS);
+    directory = ServiceDirectory.builder(registry, feeds).namespaces(config.namespaces())
+        .relistInterval(config.servicesRefresh()).start();
+    if (!directory.awaitListed(firstSetTimeout)) {
+      log.warn("the services of {} could not be read within {} ms; serving what is known, and retrying",
+          config.namespaces(), firstSetTimeout.toMillis());
+    } else if (!feeds.awaitPublished(directory.caches().keySet(),
+        Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
+      log.warn("not every service has its first set after {} ms; serving what is known",
+          firstSetTimeout.toMillis());
     }
     for (int i = 0; i < config.udpThreads(); i++) {
       Thread t = daemon("muster-dns-udp-" + i).newThread(this::udpLoop);
@@ -324,7 +322,6 @@ public final class DnsGateway implements AutoCloseable {
     closed = true;
     closeQuietly(udp);
     closeQuietly(tcp);
-    directoryThread.shutdownNow();
     connections.shutdownNow();
     open.forEach(DnsGateway::closeQuietly); // a blocked read ends when its socket closes, not on interrupt
     try {
@@ -332,12 +329,14 @@ public final class DnsGateway implements AutoCloseable {
         t.join(5000);
       }
       acceptor.join(5000);
-      directoryThread.awaitTermination(10, TimeUnit.SECONDS);
       connections.awaitTermination(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    directories.forEach(ServiceDirectory::close);
+    ServiceDirectory d = directory;
+    if (d != null) {
+      d.close(); // releases the caches' holds
+    }
   }
 
   private static String hostPort(InetSocketAddress a) {

@@ -131,7 +131,7 @@ class DnsGatewayIT {
 
   @Test
   void srvAtTheServiceNameAsDigAndTheJdksResolverAskIt() throws Exception {
-    try (DnsGateway gateway = start(DnsConfig.builder().servicesRefresh(Duration.ofMillis(300)))) {
+    try (DnsGateway gateway = start(DnsConfig.builder())) {
       InetSocketAddress at = gateway.address();
       List<Instance> routable = registry.list("default", "orders").instances().stream()
           .filter(i -> i.state() == InstanceState.UP).toList();
@@ -214,7 +214,7 @@ class DnsGatewayIT {
 
   @Test
   void aServiceThatAppearsAfterTheStartIsServedAndDroppedWhenItsLastInstanceGoes() throws Exception {
-    try (DnsGateway gateway = start(DnsConfig.builder().servicesRefresh(Duration.ofMillis(300)))) {
+    try (DnsGateway gateway = start(DnsConfig.builder())) {
       InetSocketAddress at = gateway.address();
       assertThat(gateway.services().get("default")).doesNotContain("late");
       Registration late = registry.register(Instance.of("late", "127.0.0.51", 6000).id("l1"), NO_DRAIN);

@@ -16,10 +16,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The running console: the HTTP server and the three threads behind it.
+ * The running console: the HTTP server and the threads behind it.
  *
- * <p>Threading: {@code muster-console-directory} lists namespaces and services and opens caches
- * ({@link ServiceDirectory}); {@code muster-console-etcd} reads leases and cluster status while viewed
+ * <p>Threading: the service directory's own thread ({@code muster-directory}) finds namespaces and services by
+ * watching their keys and opens their caches ({@link ConsoleServices}); {@code muster-console-etcd} reads leases and cluster status while viewed
  * ({@link EtcdReader}); {@code muster-console-pump} builds pages and queues them to streams ({@link Pump}); the
  * HTTP server's pool answers requests and writes each stream on its own thread ({@link Routes}). Caches call their
  * listeners on their own notifier threads. Each thread owns what it writes and publishes immutable values; no lock
@@ -28,18 +28,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class ConsoleRuntime implements AutoCloseable {
   private final HttpServer server;
   private final ExecutorService http;
-  private final ScheduledExecutorService directoryThread;
   private final ScheduledExecutorService etcdThread;
   private final ScheduledExecutorService pumpThread;
-  private final ServiceDirectory directory;
+  private final ConsoleServices directory;
   private final Pump pump;
 
-  private ConsoleRuntime(HttpServer server, ExecutorService http, ScheduledExecutorService directoryThread,
-      ScheduledExecutorService etcdThread, ScheduledExecutorService pumpThread, ServiceDirectory directory,
+  private ConsoleRuntime(HttpServer server, ExecutorService http, ScheduledExecutorService etcdThread, ScheduledExecutorService pumpThread, ConsoleServices directory,
       Pump pump) {
     this.server = server;
     this.http = http;
-    this.directoryThread = directoryThread;
     this.etcdThread = etcdThread;
     this.pumpThread = pumpThread;
     this.directory = directory;
@@ -58,8 +55,8 @@ public final class ConsoleRuntime implements AutoCloseable {
     EventRing ring = new EventRing(config.eventCapacity(), clock);
     ScheduledExecutorService pumpThread = Executors.newSingleThreadScheduledExecutor(one("muster-console-pump"));
     Pump[] pumpRef = new Pump[1];
-    ServiceDirectory directory = new ServiceDirectory(registry, config.namespaces(), ring, () -> pumpRef[0].wake(),
-        clock);
+    ConsoleServices directory = new ConsoleServices(registry, config.namespaces(), config.directoryRefresh(), ring,
+        () -> wake(pumpRef));
     EtcdReader reader = new EtcdReader(etcd, registry.config().layout(), config.leaseRefresh(),
         config.clusterRefresh(), clock);
     Pump pump = new Pump(directory, ring, reader, config.quota(), clock, pumpThread);
@@ -68,15 +65,11 @@ public final class ConsoleRuntime implements AutoCloseable {
     InetSocketAddress bound = server.getAddress();
     new Routes(pump, ring, etcd, registry.config().layout(), config, bound).install(server);
     server.setExecutor(http);
-    ScheduledExecutorService directoryThread =
-        Executors.newSingleThreadScheduledExecutor(one("muster-console-directory"));
     ScheduledExecutorService etcdThread = Executors.newSingleThreadScheduledExecutor(one("muster-console-etcd"));
-    directoryThread.scheduleWithFixedDelay(directory::refresh, 0, config.directoryRefresh().toMillis(),
-        TimeUnit.MILLISECONDS);
     etcdThread.scheduleWithFixedDelay(reader::refresh, 0, 500, TimeUnit.MILLISECONDS);
     pump.start();
     server.start();
-    return new ConsoleRuntime(server, http, directoryThread, etcdThread, pumpThread, directory, pump);
+    return new ConsoleRuntime(server, http, etcdThread, pumpThread, directory, pump);
   }
 
   public InetSocketAddress address() {
@@ -88,10 +81,10 @@ public final class ConsoleRuntime implements AutoCloseable {
   public void close() {
     pump.closeAll();
     server.stop(0);
-    for (ExecutorService e : new ExecutorService[] {directoryThread, etcdThread, pumpThread, http}) {
+    for (ExecutorService e : new ExecutorService[] {etcdThread, pumpThread, http}) {
       e.shutdownNow();
     }
-    for (ExecutorService e : new ExecutorService[] {directoryThread, etcdThread, pumpThread, http}) {
+    for (ExecutorService e : new ExecutorService[] {etcdThread, pumpThread, http}) {
       try {
         e.awaitTermination(5, TimeUnit.SECONDS);
       } catch (InterruptedException ie) {
@@ -100,6 +93,12 @@ public final class ConsoleRuntime implements AutoCloseable {
       }
     }
     directory.close();
+  }
+
+  private static void wake(Pump[] pump) {
+    if (pump[0] != null) { // the directory may add a service before the pump exists; the pump starts with a refresh
+      pump[0].wake();
+    }
   }
 
   private static ThreadFactory one(String name) {

@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
 final class Pump {
   private static final Logger log = LoggerFactory.getLogger(Pump.class);
 
-  private final ServiceDirectory directory;
+  private final ConsoleServices directory;
   private final EventRing ring;
   private final EtcdReader reader;
   private final long quota;
@@ -40,7 +40,7 @@ final class Pump {
   private final Set<StreamClient> clients = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean queued = new AtomicBoolean();
 
-  Pump(ServiceDirectory directory, EventRing ring, EtcdReader reader, long quota, Clock clock,
+  Pump(ConsoleServices directory, EventRing ring, EtcdReader reader, long quota, Clock clock,
       ScheduledExecutorService thread) {
     this.directory = directory;
     this.ring = ring;
@@ -135,9 +135,9 @@ final class Pump {
 
   private ObjectNode banner(Instant now) {
     Instant since = directory.listingFailedSince();
-    String reason = since == null ? null : "cannot list the registry: " + directory.listingProblem();
+    String reason = since == null ? null : "cannot read the registry's services: " + directory.listingProblem();
     int stale = 0;
-    for (ServiceDirectory.Watched w : directory.services()) {
+    for (ConsoleServices.Watched w : directory.services()) {
       Instant s = w.cache().staleSince().orElse(null);
       if (s == null && w.cache().isStale()) {
         s = now;
@@ -159,7 +159,7 @@ final class Pump {
     switch (v.page()) {
       case "overview": {
         List<Views.ServiceSummary> services = new ArrayList<>();
-        for (ServiceDirectory.Watched w : directory.services()) {
+        for (ConsoleServices.Watched w : directory.services()) {
           services.add(new Views.ServiceSummary(w.namespace(), w.service(), w.cache().current(),
               w.cache().isStale()));
         }
@@ -168,7 +168,7 @@ final class Pump {
         return Views.overview(List.copyOf(directory.namespaces()), services);
       }
       case "service": {
-        ServiceDirectory.Watched w = directory.service(v.namespace(), v.service());
+        ConsoleServices.Watched w = directory.service(v.namespace(), v.service());
         EndpointCache cache = w == null ? null : w.cache();
         return Views.service(v.namespace(), v.service(), cache == null ? EndpointSet.EMPTY : cache.current(),
             cache != null, reader.leases(v.namespace(), v.service()).orElse(null), now);

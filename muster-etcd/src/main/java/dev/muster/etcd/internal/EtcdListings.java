@@ -79,6 +79,28 @@ public final class EtcdListings {
     return java.util.Collections.unmodifiableSortedSet(names);
   }
 
+  /** The keys under a prefix at one revision, without their values. */
+  public record KeysAt(long revision, List<String> keys) {
+    public KeysAt {
+      keys = List.copyOf(keys);
+    }
+  }
+
+  /** Every key under {@code prefix} (values are not read), and the revision they were read at: one keys-only range. */
+  public static KeysAt keys(EtcdConnection connection, String prefix) {
+    GetResponse response;
+    try {
+      response = EtcdOps.getPrefixKeys(connection.client(), prefix, connection.config().requestTimeout());
+    } catch (EtcdOps.EtcdCallException e) {
+      throw failure(connection, prefix, e);
+    }
+    List<String> keys = new ArrayList<>(response.getKvs().size());
+    for (KeyValue kv : response.getKvs()) {
+      keys.add(kv.getKey().toString(StandardCharsets.UTF_8));
+    }
+    return new KeysAt(response.getHeader().getRevision(), keys);
+  }
+
   private static RuntimeException failure(EtcdConnection connection, String prefix, EtcdOps.EtcdCallException e) {
     if (e.kind() == EtcdErrors.Kind.DENIED || e.kind() == EtcdErrors.Kind.UNAUTHENTICATED) {
       return EtcdErrors.accessDenied(connection.config(), e.kind(), "read " + prefix, "read on " + prefix,
