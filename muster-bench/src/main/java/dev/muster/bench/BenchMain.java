@@ -1,6 +1,7 @@
 package dev.muster.bench;
 
 import dev.muster.bench.curator.CuratorBench;
+import dev.muster.bench.directory.DirectoryBench;
 import dev.muster.bench.dns.DnsBench;
 import dev.muster.bench.etcd.EtcdBench;
 import dev.muster.bench.etcd.TlsBench;
@@ -48,7 +49,7 @@ import picocli.CommandLine;
             + " absolute figures move with the machine's load."})
 public final class BenchMain implements Callable<Integer> {
   /** The parts of a run. */
-  enum Section { jmh, etcd, curator, tls, grpc, spring, dns, memory, scale }
+  enum Section { jmh, etcd, curator, tls, grpc, spring, dns, directory, memory, scale }
 
   @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
   boolean help;
@@ -180,6 +181,8 @@ public final class BenchMain implements Callable<Integer> {
     SpringBench.Result spring = sections.contains(Section.spring)
         ? SpringBench.run(repository(), quick ? 2 : 5, logs, progress) : null;
     DnsBench.Result dns = sections.contains(Section.dns) ? DnsBench.run(quick, logs, progress) : null;
+    DirectoryBench.Result directory = sections.contains(Section.directory) ? DirectoryBench.run(quick, progress)
+        : null;
     MemoryBench.Result memory = sections.contains(Section.memory) ? MemoryBench.run(quick, logs, progress) : null;
     ScaleBench.Result scaled = sections.contains(Section.scale) ? ScaleBench.run(scalePlan, logs, progress) : null;
     double took = (System.nanoTime() - t0) / 1e9;
@@ -196,6 +199,9 @@ public final class BenchMain implements Callable<Integer> {
       if (dns != null) {
         dns.print(both); // its own table; its figures also go to results.csv
         dns.csv(report);
+      }
+      if (directory != null) {
+        directory.print(both); // its own table only
       }
       if (memory != null) {
         memory.print(both); // its own table; its figures also go to results.csv
@@ -218,6 +224,7 @@ public final class BenchMain implements Callable<Integer> {
         || (grpc != null && !grpc.failures().isEmpty())
         || (spring != null && !spring.failures().isEmpty())
         || (dns != null && !dns.failures().isEmpty())
+        || (directory != null && !directory.failures().isEmpty())
         || (memory != null && !memory.failures().isEmpty())
         || (scaled != null && !scaled.failures().isEmpty());
     failures.forEach(f -> System.err.println("muster bench: " + f));

@@ -71,6 +71,34 @@ public final class EtcdMetrics {
     return sum;
   }
 
+  /**
+   * etcd's load at one moment: Range requests received, messages sent on Watch streams (events, progress), and bytes
+   * sent to clients over gRPC ({@code etcd_network_client_grpc_sent_bytes_total}).
+   */
+  public record Load(long ranges, long watchMessagesSent, long bytesSent) {
+    public Load minus(Load before) {
+      return new Load(ranges - before.ranges, watchMessagesSent - before.watchMessagesSent,
+          bytesSent - before.bytesSent);
+    }
+  }
+
+  /** {@link Load} of etcd at {@code clientUrl}. */
+  public static Load load(URI clientUrl) {
+    String body = body(clientUrl, Duration.ofSeconds(10));
+    return new Load(received(body, "Range"), counter(body, "grpc_server_msg_sent_total", WATCH_SERVICE, "Watch"),
+        plain(body, "etcd_network_client_grpc_sent_bytes_total"));
+  }
+
+  /** The value of an unlabelled counter {@code name} in a Prometheus text body. */
+  static long plain(String body, String name) {
+    for (String line : body.split("\n")) {
+      if (line.startsWith(name + " ")) {
+        return (long) Double.parseDouble(line.substring(name.length() + 1).trim());
+      }
+    }
+    throw new BenchException("etcd's /metrics has no " + name);
+  }
+
   /** The sum of {@code grpc_server_msg_received_total{...grpc_method="M"...}} in a Prometheus text body. */
   static long received(String body, String grpcMethod) {
     String method = "grpc_method=\"" + grpcMethod + "\"";
