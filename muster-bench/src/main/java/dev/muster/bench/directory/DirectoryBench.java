@@ -102,11 +102,14 @@ public final class DirectoryBench {
       }
     } catch (RuntimeException e) {
       failures.add("directory: " + e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      failures.add("directory: interrupted");
     }
     return new Result(rows, failures);
   }
 
-  private Row measure(String mode, Duration each) {
+  private Row measure(String mode, Duration each) throws InterruptedException {
     for (int i = 0; i < SERVICES; i++) {
       write(next++);
     }
@@ -132,7 +135,10 @@ public final class DirectoryBench {
       long t0 = System.nanoTime();
       timers.scheduleAtFixedRate(this::churn, CHURN_MS, CHURN_MS, TimeUnit.MILLISECONDS);
       sleep(each);
-      timers.shutdownNow();
+      timers.shutdown(); // a churn under way ends first: its service is either whole or not written
+      if (!timers.awaitTermination(10, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("a churn step did not end in 10 s");
+      }
       double seconds = (System.nanoTime() - t0) / 1e9;
       EtcdMetrics.Load used = EtcdMetrics.load(metrics).minus(before);
       Row row = new Row(mode, seconds, used, (int) seen.getTotalCount(), seen.getValueAtPercentile(50),
