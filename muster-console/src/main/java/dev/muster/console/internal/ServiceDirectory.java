@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: {@link #refresh()} and {@link #close()} run on the console's one directory thread (close after it
  * stopped), which alone writes the map of caches; it publishes an immutable copy through a volatile field that the
- * pump reads ({@link #services()}). Listeners run on each cache's notifier thread; their deriver is confined to it.
+ * pump reads ({@link #services()}). Listeners run on each cache's notifier (one listener call at a time, in order,
+ * on a delivery-pool thread); their deriver is confined to that notifier: each call sees what the one before did.
  * No lock is held anywhere here; listing is I/O on the directory thread only.
  */
 final class ServiceDirectory implements AutoCloseable {
