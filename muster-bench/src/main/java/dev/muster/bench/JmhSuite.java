@@ -46,7 +46,7 @@ public final class JmhSuite {
     List<Part> parts = List.of(
         new Part("pick()", PickBenchmark.class, "",
             quick ? new String[] {"POWER_OF_TWO"} : new String[] {"ROUND_ROBIN", "WEIGHTED_RANDOM", "POWER_OF_TWO"}),
-        new Part("gRPC muster policy pick", dev.muster.grpc.GrpcPickBenchmark.class,
+        new Part("gRPC muster policy pick", GrpcPickBenchmark.class,
             quick ? "pick(FirstAttempt|RetryAvoiding)$" : "", null),
         new Part("apply a revision", ApplyBenchmark.class, "", null),
         new Part("decode a value", DecodeBenchmark.class, quick ? "decode$" : "", null));

@@ -28,7 +28,9 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -158,7 +160,10 @@ final class ScheduleRun {
     for (var f : closing) {
       try {
         f.get(30, TimeUnit.SECONDS);
-      } catch (Exception e) {
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt(); // stop waiting; the leases expire by themselves
+        break;
+      } catch (ExecutionException | TimeoutException e) {
         // the lease expires by itself
       }
     }
@@ -416,7 +421,10 @@ final class ScheduleRun {
     try {
       r.update(i -> i.weight(weight)).get(config.bound().toMillis(), TimeUnit.MILLISECONDS);
       return "ok";
-    } catch (Exception e) {
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "not applied: interrupted";
+    } catch (ExecutionException | TimeoutException e) {
       return "not applied: " + e.getMessage(); // etcd may be down (another schedule's restart): not a divergence
     }
   }

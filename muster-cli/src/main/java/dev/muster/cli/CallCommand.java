@@ -165,15 +165,15 @@ final class CallCommand implements Callable<Integer> {
    * endpoint although the last known instances are still serving; when the cache recovers, its set is used again.
    * The lab's {@code registry_down_keep_vs_clear} compares it with the default, keep-last-known (SPEC §4, §6).
    *
-   * <p>Runs on the cache's notifier thread, after the MusterClient's own listener (which hands every published change
-   * to the balancer; a change that does not fit the emptied balancer is taken as a whole set), so while stale it
-   * re-clears whatever that listener restored.
+   * <p>Runs on the cache's notifier (one listener call at a time, in order, on a delivery-pool thread), after the
+   * MusterClient's own listener (which hands every published change to the balancer; a change that does not fit the
+   * emptied balancer is taken as a whole set), so while stale it re-clears whatever that listener restored.
    */
   private final class ClearOnStale implements EndpointListener {
     private final Balancer balancer;
     private final EndpointCache cache;
     private final PrintWriter out;
-    private boolean cleared; // notifier thread only
+    private boolean cleared; // the notifier's calls only (one at a time, each sees the last)
 
     ClearOnStale(Balancer balancer, EndpointCache cache, PrintWriter out) {
       this.balancer = balancer;
@@ -213,7 +213,10 @@ final class CallCommand implements Callable<Integer> {
     }
   }
 
-  /** Prints the cache's changes as JSON lines (runs on the cache's notifier thread, after the balancer's update). */
+  /**
+   * Prints the cache's changes as JSON lines; runs on the cache's notifier (one listener call at a time, in order, on
+   * a delivery-pool thread), after the balancer's update.
+   */
   private final class SetPrinter implements EndpointListener {
     private final PrintWriter out;
     private final EndpointCache cache;

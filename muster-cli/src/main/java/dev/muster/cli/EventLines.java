@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.muster.registry.Instance;
 import dev.muster.registry.RegistrationEvent;
+import java.time.Duration;
 import java.time.Instant;
 
 /** The JSON lines of {@code muster register} and {@code muster ls --json} (SPEC §7). Stateless. */
@@ -13,10 +14,18 @@ final class EventLines {
   /**
    * {@code {"event":"registered","ts":"...","id":"...","service":"...","lease":123,"lease_hex":"7b",
    * "revision":42,"detail":"...","ttl_s":15}}; the lease also in hex because that is how etcdctl takes it;
-   * {@code ttl_s} (the lease's TTL in seconds) only on events that know it; {@code answered_us} (how long etcd took
-   * to answer, in microseconds) only on a keepalive.
+   * {@code ttl_s} (the lease's TTL in seconds) only on events that know it.
    */
   static ObjectNode of(RegistrationEvent event, Instance instance) {
+    return of(event, instance, null);
+  }
+
+  /**
+   * As above, and on a keepalive {@code answered_us}: how long etcd took to answer it, in microseconds, when
+   * {@code keepaliveAnsweredIn} gives it ({@code muster register --log-keepalives} passes what the registrar's
+   * keepalive observer was told just before the event; the public event does not carry it).
+   */
+  static ObjectNode of(RegistrationEvent event, Instance instance, Duration keepaliveAnsweredIn) {
     ObjectNode node = JsonLines.event(event.type().wireName(), event.ts());
     node.put("id", event.id());
     node.put("service", instance.service());
@@ -27,8 +36,8 @@ final class EventLines {
     if (!event.ttl().isZero()) {
       node.put("ttl_s", event.ttl().toSeconds());
     }
-    if (event.type() == RegistrationEvent.Type.KEEPALIVE) {
-      node.put("answered_us", event.answeredIn().toNanos() / 1_000);
+    if (event.type() == RegistrationEvent.Type.KEEPALIVE && keepaliveAnsweredIn != null) {
+      node.put("answered_us", keepaliveAnsweredIn.toNanos() / 1_000);
     }
     return node;
   }

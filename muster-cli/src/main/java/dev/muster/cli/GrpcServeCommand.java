@@ -22,6 +22,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -161,7 +162,9 @@ final class GrpcServeCommand implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {
         started.terminated().get(limit.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (Exception e) {
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt(); // halt with a failure below
+      } catch (ExecutionException | TimeoutException e) {
         // halt with a failure below
       }
       out.flush();

@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -120,15 +121,20 @@ final class RegisterCommand implements Callable<Integer> {
         ? HelloServer.start(instance.address(), instance.port(), instance.id(), helloDelay,
         helloFaultFile) : null;
     RegistrarConfig config = provider.registrar().drain(drain).shutdownHook(true).signingKey(signingKey).build();
+    // The observer is told each keepalive's answer time on the registration's loop just before its KEEPALIVE
+    // event, which the listener below prints with it (answered_us).
+    AtomicReference<Duration> keepaliveAnsweredIn = new AtomicReference<>();
     RegistrarControls controls = RegistrarControls.PRODUCTION.withReregister(!noReregister)
-        .withReportKeepalives(logKeepalives);
+        .withReportKeepalives(logKeepalives)
+        .withKeepaliveObserver(logKeepalives ? (id, lease, ttl, answeredIn) -> keepaliveAnsweredIn.set(answeredIn)
+            : RegistrarControls.KeepaliveObserver.NONE);
     PrintWriter out = spec.commandLine().getOut();
     CompletableFuture<RegistrationEvent> ended = new CompletableFuture<>();
     EtcdRegistry registry = EtcdRegistry.connect(common.etcdConfig());
     Registration registration;
     try {
       registration = NegativeControls.register(registry, instance, config, controls, event -> {
-        JsonLines.print(out, EventLines.of(event, registered));
+        JsonLines.print(out, EventLines.of(event, registered, keepaliveAnsweredIn.get()));
         if (event.type() == RegistrationEvent.Type.FAILED || event.type() == RegistrationEvent.Type.REVOKED) {
           ended.complete(event);
         }

@@ -120,7 +120,10 @@ final class WatchCommand implements Callable<Integer> {
     return 0;
   }
 
-  /** Prints each change; runs on the cache's notifier thread. */
+  /**
+   * Prints each change; runs on the cache's notifier (one listener call at a time, in order, on a delivery-pool
+   * thread).
+   */
   private final class Printer implements EndpointListener {
     private final PrintWriter out;
     private final EndpointCache cache;

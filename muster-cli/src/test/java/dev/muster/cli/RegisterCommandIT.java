@@ -74,6 +74,21 @@ class RegisterCommandIT {
   }
 
   @Test
+  void theHiddenLogKeepalivesOptionPrintsEachRenewalWithEtcdsTtlAndHowLongEtcdTookToAnswer() throws Exception {
+    String service = newService();
+    try (ChildProcess p = register(service, "k-1", "--ttl", "5s", "--keepalive", "300ms", "--log-keepalives")) {
+      long lease = MusterJar.awaitEvent(p, "registered").get("lease").asLong();
+      JsonNode keepalive = MusterJar.awaitEvent(p, "keepalive");
+      long answeredUs = keepalive.get("answered_us").asLong();
+      assertThat(keepalive.get("lease").asLong()).isEqualTo(lease);
+      assertThat(keepalive.get("ttl_s").asLong()).isBetween(1L, 5L);
+      assertThat(answeredUs).as("%s", keepalive).isPositive();
+      assertThat(keepalive.get("detail").asText()).as("the same keepalive's time in both")
+          .isEqualTo("ttl " + keepalive.get("ttl_s").asLong() + "s; answered in " + answeredUs + " us");
+    }
+  }
+
+  @Test
   void aProcessStoppedLongerThanItsTtlComesBackUnderANewLeaseWhenItResumes() throws Exception {
     String service = newService();
     String key = key(service, "b-1");

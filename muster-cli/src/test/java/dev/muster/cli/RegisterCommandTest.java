@@ -171,9 +171,9 @@ class RegisterCommandTest {
   @Test
   void anEventThatKnowsTheLeasesTtlPrintsItAsAField() throws Exception {
     RegistrationEvent event = new RegistrationEvent(RegistrationEvent.Type.KEEPALIVE, Instant.EPOCH, "a-1", 123, 0,
-        "ttl 5s", java.time.Duration.ofSeconds(5), java.time.Duration.ofNanos(1_234_567));
+        "ttl 5s", java.time.Duration.ofSeconds(5));
     JsonNode json = JsonMapper.builder().build().readTree(JsonLog.line(EventLines.of(event,
-        Instance.of("orders", "10.0.0.7", 8080))));
+        Instance.of("orders", "10.0.0.7", 8080), java.time.Duration.ofNanos(1_234_567))));
     assertThat(json.get("ttl_s").asLong()).isEqualTo(5);
     assertThat(json.get("answered_us").asLong()).as("a keepalive says how long etcd took").isEqualTo(1234);
   }

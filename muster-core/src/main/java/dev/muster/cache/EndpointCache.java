@@ -8,8 +8,11 @@ import java.util.Optional;
  * A consumer's local copy of one service's endpoints, kept equal to "a snapshot at revision R plus every later
  * event" and served while the registry is unreachable (stale-while-error).
  *
- * <p>Thread-safe. {@link #current()} is a volatile read of an immutable set: no lock, no allocation. Listeners run
- * on the cache's own notifier thread, in revision order.
+ * <p>Thread-safe. {@link #current()} is a volatile read of an immutable set: no lock, no allocation. Listeners are
+ * called by the cache's notifier: one call at a time, in revision order, each seeing what the one before it did. The
+ * notifier has no thread of its own: its calls run on a thread of a shared delivery pool (on the etcd adapter, the
+ * process's {@code muster-delivery-N} threads, not always the same one), or on the threads of
+ * {@link CacheConfig#listenerExecutor()} when it is set ({@link EndpointListener}).
  */
 public interface EndpointCache extends AutoCloseable {
   /** The last published set ({@link EndpointSet#EMPTY} before the first snapshot). */

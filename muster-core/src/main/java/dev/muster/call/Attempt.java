@@ -11,8 +11,8 @@ import java.util.concurrent.CompletableFuture;
  * <ul>
  *   <li>{@link #run} must not block: it is called on the thread that called {@link dev.muster.client.MusterClient#call} for the first
  *       attempt (for a {@link dev.muster.client.MusterClient} call that waited for the first set, the cache's
- *       notifier thread), and for a retry on whichever thread completed the previous attempt (a transport thread,
- *       or the engine's timeout scheduler).
+ *       notifier, on a delivery-pool thread), and for a retry on whichever thread completed the previous attempt
+ *       (a transport thread, or the engine's timeout scheduler).
  *   <li>Complete the future with an {@link AttemptResult} that maps the transport's result: connection refused,
  *       reset or a timeout to {@code LOCAL_ORIGIN_FAILURE}, status 500 or more to {@code HTTP_5XX}, anything else
  *       to {@code SUCCESS}. A future completed exceptionally, a thrown exception and a null all count as

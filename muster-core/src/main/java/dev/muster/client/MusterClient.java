@@ -57,7 +57,8 @@ import java.util.random.RandomGenerator;
  * later listener sees, the balancer has already taken.
  *
  * Waiting for the first set (grpc-java's channel waits for its first resolution the same way): `firstSet` completes
- * once, on the notifier thread, after the balancer took the first set, or exceptionally at close(). A call made
+ * once, on the cache's notifier (one listener call at a time, in order, on a delivery-pool thread), after the
+ * balancer took the first set, or exceptionally at close(). A call made
  * before that puts a gate into `waiting`; whichever comes first completes it: the first set or close (which drain
  * `waiting`), or the call's own first-set timer on the scheduler. CompletableFuture.complete is atomic, so exactly
  * one of them decides, and no thread blocks. A gate leaves `waiting` as soon as it is decided or its call is
@@ -65,10 +66,10 @@ import java.util.random.RandomGenerator;
  * just after the drain sees firstSet done on its re-check and decides its gate itself.
  *
  * Health (issue 16): the prober, if any, takes each change right after the balancer (same listener), and tells
- * the balancer its verdicts. Bounded staleness: the cache's onStale (notifier thread) arms a timer on the scheduler
+ * the balancer its verdicts. Bounded staleness: the cache's onStale (on its notifier) arms a timer on the scheduler
  * for maxStale after the stale start; when it fires, overMaxStaleSince is set (FAIL_CLOSED: call() refuses at once;
  * KEEP_FAILING_ENDPOINTS_OUT: the balancer is restricted to recent successes) and MAX_STALE_REACHED is reported.
- * onRecovered cancels the timer and lifts either. Both run on the notifier thread except the timer's task; the
+ * onRecovered cancels the timer and lifts either. Both run on the notifier except the timer's task; the
  * fields they share are volatile and the timer's task re-checks the stale start it was armed for.
  */
 /**
@@ -79,9 +80,9 @@ import java.util.random.RandomGenerator;
  * before the cache's first set waits for it, without holding a thread, for up to the
  * {@linkplain Builder#firstSetTimeout first-set timeout}, and then fails with a {@link NoEndpointException}. The
  * returned future completes on the thread that settles the last attempt (a transport thread, the scheduler's thread
- * for a deadline or a first-set timeout, the cache's notifier thread when a waiting call starts, or the calling
- * thread); do not block in its callbacks. {@link Attempt#run} of a call that waited runs on the cache's notifier
- * thread, which is one more reason it must not block.
+ * for a deadline or a first-set timeout, the cache's notifier when a waiting call starts, or the calling thread); do
+ * not block in its callbacks. {@link Attempt#run} of a call that waited runs on the cache's notifier (one listener
+ * call at a time, in order, on a delivery-pool thread), which is one more reason it must not block.
  *
  * <pre>{@code
  * try (MusterClient orders = MusterClient.builder(registry).service("orders").build()) {
@@ -558,7 +559,7 @@ public final class MusterClient implements AutoCloseable {
 
     /**
      * Told of each instance that leaves the set (a transport closes its connections to it), on the cache's notifier
-     * thread; fast, must not throw. Default none.
+     * (one listener call at a time, in order, on a delivery-pool thread); fast, must not throw. Default none.
      */
     public Builder onRemoved(Consumer<Instance> onRemoved) {
       this.onRemoved = onRemoved;

@@ -28,16 +28,16 @@ import java.util.random.RandomGenerator;
  *
  * UNKNOWN and HEALTHY are routable; only UNHEALTHY excludes (the lease and STARTING already gate a new instance).
  *
- * Threads: update() runs on the cache's notifier thread; a probe runs when its timer fires (the scheduler's thread)
- * and its result arrives on the probe's own thread (the HTTP client's executor, the NIO group), or on the
- * scheduler's thread when it timed out. Each endpoint has one Target and at most one probe in flight: the next is
- * scheduled only when the last one's result is in. A Target's counts and verdict change, and the sink is told,
- * under the Target's monitor, which cancel() takes too: a result that comes after the endpoint left the set (or
- * after its address changed) is dropped, never reported. Lock order: Target, then the sink's (the balancer's)
- * lock; the sink never calls back. Events (the prober's, and through Sink.settled the balancer's) go to the
- * listener after the monitor is released, through a SerialRelay: queued under the monitor, delivered one at a time
- * in that order (a thread descheduled between the two once let a later probe_up of an endpoint reach the listener
- * before the probe_down it followed).
+ * Threads: update() runs on the cache's notifier (one call at a time, on a delivery-pool thread); a probe runs when its
+ * timer fires (the scheduler's thread) and its result arrives on the probe's own thread (the HTTP client's executor,
+ * the NIO group), or on the scheduler's thread when it timed out. Each endpoint has one Target and at most one probe in
+ * flight: the next is scheduled only when the last one's result is in. A Target's counts and verdict change, and the
+ * sink is told, under the Target's monitor, which cancel() takes too: a result that comes after the endpoint left the
+ * set (or after its address changed) is dropped, never reported. Lock order: Target, then the sink's (the balancer's)
+ * lock; the sink never calls back. Events (the prober's, and through Sink.settled the balancer's) go to the listener
+ * after the monitor is released, through a SerialRelay: queued under the monitor, delivered one at a time in that order
+ * (a thread descheduled between the two once let a later probe_up of an endpoint reach the listener before the
+ * probe_down it followed).
  */
 /**
  * Probes each endpoint of one service's set, in parallel with the lease, and tells a {@link Sink} (the balancer)

@@ -9,20 +9,15 @@ import java.util.Objects;
  * {@code revision} the etcd revision of the write that caused it (0 when there was no write), {@code detail} a
  * short human explanation (may be empty), {@code ttl} the lease's TTL as of this event — the TTL asked for at a
  * (re)registration, the TTL etcd reported at a keepalive (etcd may grant more, e.g. after a restart) — or
- * {@link Duration#ZERO} when the event says nothing about it; {@code answeredIn} how long etcd took to answer the
- * keepalive a {@link Type#KEEPALIVE} event reports, {@link Duration#ZERO} for every other event. Read the TTL and the
- * answer time here, never out of {@code detail}.
+ * {@link Duration#ZERO} when the event says nothing about it. Read the TTL here, never out of {@code detail}.
  */
 public record RegistrationEvent(Type type, Instant ts, String id, long lease, long revision, String detail,
-    Duration ttl, Duration answeredIn) {
+    Duration ttl) {
   /** The event kinds; {@link #wireName()} is what {@code muster register} prints. */
   public enum Type {
     /** First registration succeeded. */
     REGISTERED("registered"),
-    /**
-     * A keepalive succeeded (reported only for the lab's {@code RegistrarControls}); {@link #ttl()}: etcd's;
-     * {@link #answeredIn()}: how long etcd took to answer it.
-     */
+    /** A keepalive succeeded (reported only for the lab's {@code RegistrarControls}); {@link #ttl()}: etcd's. */
     KEEPALIVE("keepalive"),
     /** A keepalive failed because etcd could not be reached; the lease may survive. */
     UNREACHABLE("unreachable"),
@@ -60,12 +55,6 @@ public record RegistrationEvent(Type type, Instant ts, String id, long lease, lo
     Objects.requireNonNull(id, "id");
     detail = detail == null ? "" : detail;
     ttl = ttl == null ? Duration.ZERO : ttl;
-    answeredIn = answeredIn == null ? Duration.ZERO : answeredIn;
-  }
-
-  /** An event that reports no keepalive's answer time. */
-  public RegistrationEvent(Type type, Instant ts, String id, long lease, long revision, String detail, Duration ttl) {
-    this(type, ts, id, lease, revision, detail, ttl, Duration.ZERO);
   }
 
   /** An event that says nothing about the lease's TTL. */

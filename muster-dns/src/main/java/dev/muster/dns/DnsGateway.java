@@ -349,6 +349,9 @@ public final class DnsGateway implements AutoCloseable {
       try {
         c.close();
       } catch (Exception e) {
+        if (e instanceof InterruptedException) {
+          Thread.currentThread().interrupt();
+        }
         log.debug("closing {}: {}", c, e.toString());
       }
     }

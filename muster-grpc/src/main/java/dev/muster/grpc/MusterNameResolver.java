@@ -31,9 +31,10 @@ import java.util.function.Consumer;
  * reported only while no set was ever known: etcd unreachable from the start (UNAVAILABLE) or the cache refused
  * (PERMISSION_DENIED / UNAUTHENTICATED, with the cache's message).
  *
- * Threads: the cache calls the EndpointListener on its notify thread; every callback only copies what it was given
- * into a task for the channel's SynchronizationContext, where all state of this class lives. Nothing blocks there:
- * registry.open() returns at once, and the cache is closed on the offload executor.
+ * Threads: the cache calls the EndpointListener through its notifier (one call at a time, in order, on a
+ * delivery-pool thread); every callback only copies what it was given into a task for the channel's
+ * SynchronizationContext, where all state of this class lives. Nothing blocks there: registry.open() returns at
+ * once, and the cache is closed on the offload executor.
  */
 /**
  * The {@code muster:///} resolver of one channel: an {@link EndpointCache} of the target's service, each change
@@ -189,8 +190,9 @@ final class MusterNameResolver extends NameResolver {
   }
 
   /**
-   * One group per instance that takes calls ({@code DRAINING} and {@code STARTING} ones left out). Runs on the cache's notify thread,
-   * not in the synchronization context: an address that is a host name is looked up here.
+   * One group per instance that takes calls ({@code DRAINING} and {@code STARTING} ones left out). Runs on the cache's
+   * notifier (a delivery-pool thread), not in the synchronization context: an address that is a host name is looked
+   * up here.
    */
   static List<EquivalentAddressGroup> groups(EndpointSet set) {
     List<EquivalentAddressGroup> groups = new ArrayList<>(set.size());
@@ -220,7 +222,7 @@ final class MusterNameResolver extends NameResolver {
     return new EquivalentAddressGroup(address, a.build());
   }
 
-  /** The cache's callbacks, each handed to the synchronization context as it comes (notify thread, fast). */
+  /** The cache's callbacks, each handed to the synchronization context as it comes (on the notifier, fast). */
   private final class ToSyncContext implements EndpointListener {
     @Override
     public void onChange(EndpointSet set, EndpointDelta delta) {

@@ -64,6 +64,9 @@ public final class Lab {
     List<ScenarioResult> results = new ArrayList<>();
     long labStart = System.nanoTime();
     int n = 0;
+    // An interrupt stops the lab after the scenario it hit: the reports of what ran are still written (with the
+    // flag set, their file channels would refuse to), then the flag is restored for our caller.
+    boolean interrupted = false;
     for (Scenario s : selected) {
       n++;
       progress.printf("[%d/%d] %s: %s%n", n, selected.size(), s.name(), s.shows());
@@ -72,6 +75,9 @@ public final class Lab {
       ScenarioResult r;
       try (LabContext ctx = new LabContext(params, out.resolve(s.name()), musterCommand, progress)) {
         r = s.run(ctx).took(Duration.ofNanos(System.nanoTime() - start));
+      } catch (InterruptedException e) {
+        interrupted = true;
+        r = ScenarioResult.failed(s, "interrupted", Duration.ofNanos(System.nanoTime() - start));
       } catch (Exception | AssertionError e) {
         r = ScenarioResult.failed(s, e.getClass().getSimpleName() + ": " + e.getMessage(),
             Duration.ofNanos(System.nanoTime() - start));
@@ -80,6 +86,12 @@ public final class Lab {
       progress.printf("      %s in %.1f s (lab %.0f s): %s%n", r.passed() ? "PASS" : "FAIL",
           r.elapsed().toMillis() / 1000.0, (System.nanoTime() - labStart) / 1e9, r.figures().summary());
       progress.flush();
+      interrupted |= Thread.interrupted(); // a scenario that restored the flag and returned
+      if (interrupted) {
+        progress.printf("      interrupted: the remaining %d scenario(s) are not run%n", selected.size() - n);
+        progress.flush();
+        break;
+      }
     }
     LabRun run = new LabRun(now(), params, results);
     run.write(out);
@@ -87,6 +99,9 @@ public final class Lab {
     write(out.resolve("env.txt"), Environment.describe());
     write(out.resolve("LIMITS.md"), Limits.text(params));
     write(out.resolve("report.html"), LabReportPage.html(run, out));
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
     return results;
   }
 

@@ -17,9 +17,10 @@ import reactor.core.publisher.Sinks;
  * requests. Muster's own load balancer does not need it (it picks from the same cache directly); it is here for
  * applications that keep one of Spring Cloud's balancers.
  *
- * <p>Thread-safe, and no lock: every emission comes from the cache's listener, which runs on the cache's notifier
- * thread only — the set published last when the listener is added, then every change in order — so the sink is
- * only ever emitted to from that one thread and a subscriber's {@code onNext} runs under no lock of Muster's.
+ * <p>Thread-safe, and no lock: every emission comes from the cache's listener, which the cache's notifier calls one
+ * call at a time, in order, on a delivery-pool thread — the set published last when the listener is added, then
+ * every change — so the sink is never emitted to by two threads at once and a subscriber's {@code onNext} runs
+ * under no lock of Muster's.
  * Before the service's first set is known the flux has nothing to replay: a subscriber waits for it.
  */
 public final class MusterServiceInstanceListSupplier implements ServiceInstanceListSupplier {
@@ -33,7 +34,7 @@ public final class MusterServiceInstanceListSupplier implements ServiceInstanceL
     client.cache().addListener(new EndpointListener() {
       @Override
       public void onChange(EndpointSet set, EndpointDelta delta) {
-        emit(set); // the notifier thread: the one thread that emits
+        emit(set); // the cache's notifier: the only caller, one call at a time
       }
     });
   }

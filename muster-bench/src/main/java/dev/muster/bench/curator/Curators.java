@@ -112,6 +112,8 @@ final class Curators {
     }
     try {
       closeable.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // ignored like any failure to close, but not swallowed
     } catch (Exception e) {
       // Teardown: the measurement is already recorded and the process-level cleanup still runs.
     }

@@ -8,7 +8,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * When each of {@code consumers} consumers first saw each name ({@link System#nanoTime()}). The measuring
  * thread asks when the last of them did.
  *
- * <p>Thread-safe: consumers mark from their own threads (jetcd's executor, each cache's notifier thread).
+ * <p>Thread-safe: consumers mark from their own threads (jetcd's executor, the caches' notifiers on the
+ * delivery pool).
  */
 final class Arrivals {
   private final int consumers;

@@ -29,7 +29,8 @@ import java.util.List;
  * every rig alike: Muster next to the raw-jetcd {@link FloorRig} (the end-to-end rows), or Muster on a plain and
  * on a TLS cluster.
  *
- * <p>Not thread-safe: one measuring thread; the caches' listeners mark arrivals from their notify threads.
+ * <p>Not thread-safe: one measuring thread; the caches' listeners mark arrivals from their notifiers (delivery-pool
+ * threads).
  */
 final class VisibilityRig implements Rig {
   /** Rounds run before the recorded ones (connection and JIT warm-up). */

@@ -717,6 +717,9 @@ public final class ScaleBench {
         }
         try {
           registered.close();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new BenchException("unregister " + id + ": interrupted");
         } catch (Exception e) {
           throw new BenchException("unregister " + id + ": " + e.getMessage());
         }

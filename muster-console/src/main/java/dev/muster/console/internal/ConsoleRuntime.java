@@ -21,8 +21,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Threading: the service directory's own thread ({@code muster-directory}) finds namespaces and services by
  * watching their keys and opens their caches ({@link ConsoleServices}); {@code muster-console-etcd} reads leases and cluster status while viewed
  * ({@link EtcdReader}); {@code muster-console-pump} builds pages and queues them to streams ({@link Pump}); the
- * HTTP server's pool answers requests and writes each stream on its own thread ({@link Routes}). Caches call their
- * listeners on their own notifier threads. Each thread owns what it writes and publishes immutable values; no lock
+ * HTTP server's pool answers requests and writes each stream on its own thread ({@link Routes}). Each cache calls
+ * its listeners through its notifier (one listener call at a time, in order, on a delivery-pool thread), not on a
+ * thread of its own. Each thread owns what it writes and publishes immutable values; no lock
  * is held across I/O or a callback. {@link #start} and {@link #close} are called once each, from one thread.
  */
 public final class ConsoleRuntime implements AutoCloseable {

@@ -515,10 +515,13 @@ public final class RegistrarDriver {
         return;
       }
       failures = 0;
-      if (controls.reportKeepalives()) { // the answer's time is what the scale bench's keepalive latency reads
+      if (controls.reportKeepalives() || controls.keepaliveObserver() != RegistrarControls.KeepaliveObserver.NONE) {
         Duration took = Duration.ofNanos(nanoTime.getAsLong() - sent);
-        emit(Type.KEEPALIVE, lease, 0, "ttl " + ttl + "s; answered in " + took.toNanos() / 1_000 + " us",
-            Duration.ofSeconds(ttl), took);
+        observe(lease, Duration.ofSeconds(ttl), took); // the scale bench's keepalive latency; before the event
+        if (controls.reportKeepalives()) {
+          emit(Type.KEEPALIVE, lease, 0, "ttl " + ttl + "s; answered in " + took.toNanos() / 1_000 + " us",
+              Duration.ofSeconds(ttl));
+        }
       }
       if (state == RegistrationState.UNREACHABLE) {
         state = RegistrationState.ACTIVE;
@@ -784,17 +787,21 @@ public final class RegistrarDriver {
   }
 
   private void emit(Type type, long lease, long revision, String detail, Duration ttl) {
-    emit(type, lease, revision, detail, ttl, Duration.ZERO);
-  }
-
-  private void emit(Type type, long lease, long revision, String detail, Duration ttl, Duration answeredIn) {
     RegistrationEvent event = new RegistrationEvent(type, clock.instant(), instance.id(), lease, revision, detail,
-        ttl, answeredIn);
+        ttl);
     log.debug("{}", event);
     try {
       listener.onEvent(event);
     } catch (RuntimeException e) {
       log.warn("registration listener threw on {}; ignored", type, e);
+    }
+  }
+
+  private void observe(long lease, Duration ttl, Duration answeredIn) {
+    try {
+      controls.keepaliveObserver().answered(instance.id(), lease, ttl, answeredIn);
+    } catch (RuntimeException e) {
+      log.warn("keepalive observer threw; ignored", e);
     }
   }
 }

@@ -344,18 +344,50 @@ class RegistrarDriverTest {
       assertThat(types()).containsExactly(REGISTERED);
     }
 
+    /** What a keepalive observer was told, and how many events had been emitted by then. */
+    record Answer(String id, long lease, Duration ttl, Duration answeredIn, int eventsBefore) {}
+
     @Test
-    void keepalivesAreReportedOnlyWhenTheLabAsksForThem() {
-      use(CONFIG, RegistrarControls.PRODUCTION.withReportKeepalives(true));
+    void keepalivesAreReportedOnlyWhenTheLabAsksForThemAndTheirAnswerTimeOnlyToTheObserver() {
+      List<Answer> answers = new ArrayList<>();
+      use(CONFIG, RegistrarControls.PRODUCTION.withReportKeepalives(true).withKeepaliveObserver(
+          (id, lease, ttl, answeredIn) -> answers.add(new Answer(id, lease, ttl, answeredIn, events.size()))));
       register();
       etcd.callTime = ms(7);
       advanceExactly(ms(1000));
 
       assertThat(types()).containsExactly(REGISTERED, KEEPALIVE);
-      assertThat(last(KEEPALIVE).answeredIn()).isEqualTo(ms(7));
       assertThat(last(KEEPALIVE).detail()).isEqualTo("ttl 3s; answered in 7000 us");
       assertThat(last(KEEPALIVE).ttl()).isEqualTo(Duration.ofSeconds(3));
-      assertThat(events.get(0).answeredIn()).isEqualTo(Duration.ZERO);
+      assertThat(answers).as("told just before the keepalive's event")
+          .containsExactly(new Answer("i1", 1, Duration.ofSeconds(3), ms(7), 1));
+    }
+
+    @Test
+    void aKeepaliveObserverAloneIsToldEveryAnswerWithoutKeepaliveEvents() {
+      List<Answer> answers = new ArrayList<>();
+      use(CONFIG, RegistrarControls.PRODUCTION.withKeepaliveObserver(
+          (id, lease, ttl, answeredIn) -> answers.add(new Answer(id, lease, ttl, answeredIn, events.size()))));
+      register();
+      etcd.callTime = ms(3);
+      advanceExactly(ms(1000));
+      advanceExactly(ms(1000));
+
+      assertThat(types()).containsExactly(REGISTERED);
+      assertThat(answers).extracting(Answer::answeredIn).containsExactly(ms(3), ms(3));
+    }
+
+    @Test
+    void aThrowingKeepaliveObserverDoesNotStopTheKeepalives() {
+      use(CONFIG, RegistrarControls.PRODUCTION.withKeepaliveObserver((id, lease, ttl, answeredIn) -> {
+        throw new IllegalStateException("observer bug");
+      }));
+      register();
+      for (int i = 1; i <= 2; i++) {
+        advanceExactly(ms(1000));
+        assertThat(etcd.journal).last().isEqualTo(i * 1000 + "ms keepAlive 1");
+      }
+      assertThat(driver.state()).isEqualTo(RegistrationState.ACTIVE);
     }
 
     @Test

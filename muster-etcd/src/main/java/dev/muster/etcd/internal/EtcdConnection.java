@@ -7,9 +7,6 @@ import io.etcd.jetcd.Client;
 import io.grpc.netty.GrpcSslContexts;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -56,9 +53,9 @@ import org.slf4j.LoggerFactory;
  * when the last recorded one is under {@link #SUCCESS_RESOLUTION} old, so thousands of caches' events do not
  * contend on it). {@link #failed} probes first, with no lock held, then takes the connection's lock only to decide;
  * the new client is built under it (no I/O: gRPC connects lazily) and the old one closed on a background thread.
- * {@link #reachable()} holds its own lock while it probes, never the connection's; after releasing it, every caller,
- * the prober or one handed its shared answer, decides the DOWN transitions from that answer before acting on it (an
- * older probe's answer never overrides a newer one's).
+ * {@link #reachable()} holds no lock while it probes ({@link SharedProbe}): at most one probe is in flight, run on
+ * the thread of the caller that started it; the others wait for its answer, not for a lock. Then every caller, the prober or one handed its shared answer, decides the DOWN transitions from that answer under the
+ * connection's lock before acting on it (an older probe's answer never overrides a newer one's).
  */
 public final class EtcdConnection implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EtcdConnection.class);
@@ -141,20 +138,18 @@ public final class EtcdConnection implements AutoCloseable {
   private long decidedProbe; // the number of the last probe whose answer was decided on
   private final Map<Reason, Long> replacements = new EnumMap<>(Reason.class);
   private final Map<Verdict, Long> verdicts = new EnumMap<>(Verdict.class);
-  private final Object probeLock = new Object();
-  private long probedAtNanos; // guarded by probeLock, as are the two below
-  private boolean lastProbe;
-  private long probes;
+  private final SharedProbe probe;
 
   public EtcdConnection(EtcdConfig config) {
     this(config, System::nanoTime);
   }
 
-  /** With the clock the state machine reads (tests); the probe's sharing window reads the system's. */
+  /** With the clock that the state machine and the probe's sharing window read (tests). */
   EtcdConnection(EtcdConfig config, LongSupplier nanoTime) {
     this.config = config;
     this.ssl = sslContext(config);
     this.nanoTime = nanoTime;
+    this.probe = new SharedProbe(config.endpoints(), PROBE_SHARED_FOR, PROBE_CONNECT_TIMEOUT, nanoTime);
     this.youngNanos = config.requestTimeout().multipliedBy(2).toNanos();
     this.persistNanos = config.requestTimeout().toNanos();
     this.current = newGeneration();
@@ -270,43 +265,21 @@ public final class EtcdConnection implements AutoCloseable {
    * connection's own test for DOWN. The answer is shared by every user of this connection for
    * {@link #PROBE_SHARED_FOR}. Without that, 2,500 broken caches probing every 250 ms opened 10,000 TCP connections a
    * second to etcd's port while it was down, and slowed its restart (the scale bench's reconnect storm: etcd answered
-   * 9 to 14 s after its restart began, 1.5 to 2.6 s with the probe shared). Callers wait while another caller's probe
-   * runs; each endpoint gets {@link #PROBE_CONNECT_TIMEOUT} to accept. A TCP accept comes 1 to 2 s before a
-   * restarted etcd serves (docs/storms-accept-vs-serve.txt); a call on the client built at the accept waits for it
+   * 9 to 14 s after its restart began, 1.5 to 2.6 s with the probe shared). Each endpoint gets
+   * {@link #PROBE_CONNECT_TIMEOUT} to accept. A TCP accept comes 1 to 2 s before a restarted etcd serves
+   * (docs/storms-accept-vs-serve.txt); a call on the client built at the accept waits for it
    * (docs/storms-watch-create-in-gap.txt).
+   *
+   * <p>No lock is held while probing ({@link SharedProbe}): callers wait for the probe in flight, not for a lock.
+   * Every caller then decides the transition from the answer it got, under the connection's lock, before it acts on
+   * the answer: one handed the shared answer while its prober has not decided yet must not act on "accepts" while the
+   * connection still counts as DOWN (a failure report would replace the client as SUSPECT). Deciding the same probe
+   * twice changes nothing; an older probe's answer never overrides a newer one's.
    */
   public boolean reachable() {
-    boolean ok;
-    long probe;
-    synchronized (probeLock) {
-      long now = nanoTime.getAsLong();
-      ok = probes != 0 && now - probedAtNanos < PROBE_SHARED_FOR.toNanos() ? lastProbe : probeLocked();
-      probe = probes;
-    }
-    // Every caller decides the transition from the answer it got, outside the probe's lock, before it acts on the
-    // answer: one handed the shared answer while its prober has not decided yet must not act on "accepts" while the
-    // connection still counts as DOWN (a failure report would replace the client as SUSPECT). Deciding the same
-    // probe twice changes nothing; an older probe's answer never overrides a newer one's.
-    probed(ok, probe);
-    return ok;
-  }
-
-  private boolean probeLocked() {
-    boolean ok = false;
-    for (URI endpoint : config.endpoints()) {
-      try (Socket s = new Socket()) {
-        s.connect(new InetSocketAddress(endpoint.getHost(), endpoint.getPort()),
-            (int) PROBE_CONNECT_TIMEOUT.toMillis());
-        ok = true;
-        break;
-      } catch (IOException e) {
-        // try the next endpoint
-      }
-    }
-    lastProbe = ok;
-    probedAtNanos = nanoTime.getAsLong();
-    probes++;
-    return ok;
+    SharedProbe.Answer answer = probe.answer();
+    probed(answer.accepts(), answer.number());
+    return answer.accepts();
   }
 
   private synchronized void probed(boolean accepts, long probe) {
@@ -354,11 +327,9 @@ public final class EtcdConnection implements AutoCloseable {
     closeInBackground(old);
   }
 
-  /** How many TCP probes {@link #reachable()} actually made (for tests). */
+  /** How many TCP probes {@link #reachable()} started, the one in flight included (for tests). Lock-free. */
   long probes() {
-    synchronized (probeLock) {
-      return probes;
-    }
+    return probe.started();
   }
 
   /** How many times the client was replaced. */

@@ -38,10 +38,12 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -252,6 +254,10 @@ public final class EtcdEndpointCache implements EndpointCache {
     return prefix;
   }
 
+  /**
+   * Waits up to 5 s for the loop to close the driver (cancel the watch). An interrupt ends that wait early, the cache
+   * still closes, and the interrupt flag stays set for the caller.
+   */
   @Override
   public void close() {
     if (closed) {
@@ -269,8 +275,13 @@ public final class EtcdEndpointCache implements EndpointCache {
     });
     try {
       done.get(5, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      log.debug("closing the cache of {}: {}", config.service(), e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // the loop still closes the driver; we only stop waiting for it
+      log.debug("closing the cache of {}: interrupted while the loop closed the watch", config.service());
+    } catch (ExecutionException e) {
+      log.debug("closing the cache of {}: {}", config.service(), e.getCause().toString());
+    } catch (TimeoutException e) {
+      log.debug("closing the cache of {}: the loop did not close the watch within 5 s", config.service());
     }
     notifierClosed = true; // notices already queued are still delivered
     onClosed.accept(this);

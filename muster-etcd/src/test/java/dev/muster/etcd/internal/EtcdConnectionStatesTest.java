@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The connection's states (docs/design-storms.md, "The design"): users report, the connection alone replaces its
  * client. A plain loopback listener stands in for etcd's port: the probe only connects, and jetcd's clients connect
- * lazily, so no call ever reaches it. The state machine reads a fake clock; the probe's 100 ms sharing window reads
- * the real one, so the tests wait it out between probes.
+ * lazily, so no call ever reaches it. The state machine and the probe's 100 ms sharing window read a fake clock:
+ * the tests move it past the window to have the next call probe again ({@link #awaitNewProbe()}).
  */
 class EtcdConnectionStatesTest {
   private static final long SECOND = Duration.ofSeconds(1).toNanos();

@@ -166,7 +166,8 @@ public final class ReconnectStorm implements Scenario {
 
   /**
    * What one cache told its listener once armed: the first recovery (monotonic nanos), stale lines, and when the
-   * set last changed. Called on that cache's notifier thread only; read by the scenario thread.
+   * set last changed. Called by that cache's notifier only (one call at a time, on a delivery-pool thread); read by
+   * the scenario thread.
    */
   private static final class Recorder implements EndpointListener {
     volatile boolean armed;

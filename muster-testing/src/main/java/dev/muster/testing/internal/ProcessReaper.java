@@ -86,7 +86,10 @@ public final class ProcessReaper {
     for (ProcessHandle p : LIVE) {
       try {
         p.onExit().get(5, java.util.concurrent.TimeUnit.SECONDS);
-      } catch (Exception e) {
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt(); // stop waiting: the SIGKILLs are sent, the temp dirs still go below
+        break;
+      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
         // Shutting down: nothing more we can do than the SIGKILL already sent.
       }
     }

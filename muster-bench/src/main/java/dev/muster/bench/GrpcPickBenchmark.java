@@ -1,23 +1,16 @@
-package dev.muster.grpc;
+package dev.muster.bench;
 
-import dev.muster.balance.Balancer;
-import dev.muster.cache.EndpointSet;
-import dev.muster.outlier.OutlierDetector;
+import dev.muster.grpc.PickerFixture;
+import dev.muster.grpc.echo.Echo;
 import dev.muster.registry.Instance;
-import dev.muster.registry.InstanceKey;
-import io.grpc.Attributes;
 import io.grpc.CallOptions;
-import io.grpc.EquivalentAddressGroup;
 import io.grpc.LoadBalancer.PickResult;
 import io.grpc.LoadBalancer.PickSubchannelArgs;
-import io.grpc.LoadBalancer.Subchannel;
+import io.grpc.LoadBalancer.SubchannelPicker;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
-import dev.muster.grpc.echo.Echo;
-import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -39,10 +32,13 @@ import org.openjdk.jmh.annotations.Threads;
  * {@code PickResult} per READY endpoint, with its outcome tracer factory; it was 56 B/op when each pick built both),
  * and the time should grow with {@code size} no more than the balancer's own pick does.
  *
- * <p>How: the picker the balancer would publish once every subchannel is READY, built directly (this class sits in
- * package {@code dev.muster.grpc} because the policy's classes are package-private; nothing here is modular), over
- * the policy's default config (weighted random, weights 1–100, one zone) and stub subchannels that never connect.
- * Lives in the {@code dev.muster.grpc} package of muster-bench, a split package that works on the class path.
+ * <p>How: the picker the balancer would publish once every subchannel is READY, over the policy's default config
+ * (weighted random, weights 1–100, one zone) and stub subchannels that never connect. The picker and the retry's
+ * call option are package-private in muster-grpc, so muster-grpc's test jar builds them ({@link PickerFixture}, its
+ * only class) and this benchmark calls the picker through grpc-java's public {@link SubchannelPicker}. The public
+ * road alone (the policy's {@code LoadBalancer} fed resolved addresses) cannot get there: the policy takes only
+ * addresses that carry the {@code muster:///} resolver's instance attribute, which is not public, and that resolver
+ * delivers only from a live etcd.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -51,27 +47,20 @@ public class GrpcPickBenchmark {
   @Param({"10", "100", "10000"})
   int size;
 
-  private MusterPicker picker;
+  private SubchannelPicker picker;
   private PickSubchannelArgs first;
   private PickSubchannelArgs retry;
 
   @Setup
   public void fill() {
-    MusterLoadBalancerProvider.Config config = MusterLoadBalancerProvider.Config.defaults();
-    Balancer balancer = new Balancer(config.balancer(), new OutlierDetector(config.outlier(), System::nanoTime),
-        System::nanoTime, ThreadLocalRandom::current, null);
-    Instance[] instances = new Instance[size];
-    Map<InstanceKey, Subchannel> ready = new HashMap<>();
+    List<Instance> instances = new ArrayList<>(size);
     for (int i = 0; i < size; i++) {
-      instances[i] = Instance.of("echo", "10.0." + (i / 250) + "." + (i % 250 + 1), 8080).id("i" + i)
-          .weight(1 + i % 100);
-      ready.put(instances[i].key(), new StubSubchannel(MusterNameResolver.group(instances[i])));
+      instances.add(Instance.of("echo", "10.0." + (i / 250) + "." + (i % 250 + 1), 8080).id("i" + i)
+          .weight(1 + i % 100));
     }
-    balancer.update(EndpointSet.of(1, List.of(instances)));
-    picker = new MusterPicker(balancer, ready);
+    picker = PickerFixture.ready(instances);
     first = new Args(CallOptions.DEFAULT);
-    retry = new Args(CallOptions.DEFAULT.withOption(MusterRetryInterceptor.ATTEMPT,
-        new MusterRetryInterceptor.Attempt(instances[0].key(), false)));
+    retry = new Args(PickerFixture.retryAvoiding(CallOptions.DEFAULT, instances.get(0).key()));
   }
 
   @Benchmark
@@ -114,31 +103,6 @@ public class GrpcPickBenchmark {
     @Override
     public MethodDescriptor<?, ?> getMethodDescriptor() {
       return Echo.SAY;
-    }
-  }
-
-  /** A subchannel that is never started or connected: the picker only hands it back. */
-  private static final class StubSubchannel extends Subchannel {
-    private final EquivalentAddressGroup group;
-
-    StubSubchannel(EquivalentAddressGroup group) {
-      this.group = group;
-    }
-
-    @Override
-    public void shutdown() {}
-
-    @Override
-    public void requestConnection() {}
-
-    @Override
-    public List<EquivalentAddressGroup> getAllAddresses() {
-      return List.of(group);
-    }
-
-    @Override
-    public Attributes getAttributes() {
-      return Attributes.EMPTY;
     }
   }
 }
