@@ -114,8 +114,8 @@ final class CallCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     HttpCallConfig config = health.apply(HttpCallConfig.defaults().withOutlier(outlier).withRetry(retry)
         .withBalancer(balancer).withFirstSetTimeout(startTimeout), out, loop.json);
-    CacheConfig cacheConfig = health.cache(CacheConfig.builder(service).namespace(common.namespace)
-        .trustedKeys(trust.trustedKeys(common.namespace, service))).build(); // a bad key file exits 2 here
+    CacheConfig cacheConfig = CacheConfig.builder(service).namespace(common.namespace)
+        .trustedKeys(trust.trustedKeys(common.namespace, service)).build(); // a bad key file exits 2 here
     CallLines lines = new CallLines(out, service, loop.json, loop.quiet, true);
     EtcdRegistry registry = EtcdRegistry.connect(common.etcdConfig());
     EndpointCache cache = registry.watch(cacheConfig);

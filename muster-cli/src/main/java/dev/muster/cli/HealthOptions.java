@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.muster.InvalidInputException;
 import dev.muster.balance.BalancerConfig;
 import dev.muster.cache.CacheConfig;
-import dev.muster.cache.StalePolicy;
+import dev.muster.balance.StalePolicy;
 import dev.muster.grpc.GrpcHealthProbe;
 import dev.muster.health.HealthEvent;
 import dev.muster.health.HealthListener;
@@ -75,11 +75,11 @@ final class HealthOptions {
       description = "After --max-stale: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
   StalePolicy stalePolicy;
 
-  /** The balancer config with the panic and slow-start options. */
+  /** The balancer config with the panic, slow-start and staleness options. */
   BalancerConfig.Builder balancer(BalancerConfig.Builder b) {
     try {
       return b.healthyPanicThreshold(panicThreshold).panicRouting(!noPanic)
-          .slowStart(slowStart, slowStartAggression, slowStartMinWeight);
+          .slowStart(slowStart, slowStartAggression, slowStartMinWeight).maxStale(maxStale, stalePolicy);
     } catch (InvalidInputException e) {
       throw usage(e);
     }
@@ -111,11 +111,6 @@ final class HealthOptions {
     } catch (InvalidInputException e) {
       throw new Errors.UsageException("--probe " + probe + ": " + e.getMessage());
     }
-  }
-
-  /** The cache config with {@code --max-stale} and {@code --stale-policy}. */
-  CacheConfig.Builder cache(CacheConfig.Builder b) {
-    return maxStale == null ? b : b.maxStale(maxStale, stalePolicy);
   }
 
   /** The HTTP call config with the probe (a gRPC one from muster-grpc) and the events printed as JSON lines. */

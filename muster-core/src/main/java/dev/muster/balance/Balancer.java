@@ -1,16 +1,21 @@
 package dev.muster.balance;
 
+import dev.muster.MusterException;
+import dev.muster.RegistryUnavailableException;
 import dev.muster.cache.EndpointDelta;
 import dev.muster.cache.EndpointListener;
 import dev.muster.cache.EndpointSet;
+import dev.muster.call.Scheduler;
 import dev.muster.health.HealthEvent;
 import dev.muster.health.HealthListener;
 import dev.muster.health.Prober;
 import dev.muster.internal.SerialRelay;
+import dev.muster.outlier.OutlierConfig;
 import dev.muster.outlier.OutlierDetector;
 import dev.muster.outlier.OutlierState;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceKey;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -18,6 +23,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -45,8 +51,12 @@ import org.slf4j.LoggerFactory;
  *
  * Lock order: this lock, then the detector's. The onRemoved callback runs after the lock is released.
  *
- * Health (issue 16): a probe verdict (probeChanged), the stale policy (restrictToRecentSuccess / lift) and slow start
- * are more inputs of the same rebuild. Slow start needs to know when an endpoint became routable: each rebuild
+ * Health (issue 16): a probe verdict (probeChanged), the stale policy and slow start are more inputs of the same
+ * rebuild. Bounded staleness (issue 34: here, not in each adapter): the balancer is the cache's listener, so it hears
+ * onStale / onRecovered itself; MaxStale keeps the deadline, and the picker is timed to rebuild at it like an
+ * ejection's end, so maxStale is reached at the first pick after it even without a timer; with a Scheduler the
+ * rebuild also runs on time (its event, its restriction). Past maxStale, FAIL_CLOSED makes the picker refuse and
+ * KEEP_FAILING_ENDPOINTS_OUT restricts it to recent successes; recovery lifts either. Slow start needs to know when an endpoint became routable: each rebuild
  * compares every endpoint's availability with what the last rebuild saw (EndpointState.wasRoutable, under the
  * lock) and starts a ramp on a rising edge, unless the endpoint came with the balancer's first non-empty set. A
  * ramping picker is timed like an ejection: the first pick past its next step rebuilds. Events (panic on/off, slow
@@ -63,7 +73,7 @@ import org.slf4j.LoggerFactory;
  * thread (normally the cache's notifier, the balancer being the cache's {@link EndpointListener}); they take a short
  * lock and call {@code onRemoved} on the calling thread after releasing it.
  */
-public final class Balancer implements EndpointListener, Prober.Sink {
+public final class Balancer implements EndpointListener, Prober.Sink, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Balancer.class);
 
   private final BalancerConfig config;
@@ -73,6 +83,8 @@ public final class Balancer implements EndpointListener, Prober.Sink {
   private final Consumer<Instance> onRemoved;
   private final String service;
   private final HealthListener events;
+  private final Clock clock;
+  private final Scheduler scheduler; // null: maxStale is reached by the first pick or check after it
   private final AtomicLong roundRobin = new AtomicLong();
   private final ReentrantLock lock = new ReentrantLock();
   private final SerialRelay<HealthEvent> pendingEvents; // queued under the lock, delivered in that order
@@ -83,6 +95,8 @@ public final class Balancer implements EndpointListener, Prober.Sink {
   private List<OutlierState> outliers = List.of();
   private boolean hadEndpoints;
   private long recentWindowNanos = -1;
+  private final MaxStale maxStale;
+  private Runnable cancelStaleTimer = () -> { };
 
   private volatile Picker picker = Picker.EMPTY;
 
@@ -96,7 +110,7 @@ public final class Balancer implements EndpointListener, Prober.Sink {
    */
   public Balancer(BalancerConfig config, OutlierDetector detector, LongSupplier nanoTime,
       Supplier<? extends RandomGenerator> random, Consumer<Instance> onRemoved) {
-    this(config, detector, nanoTime, random, onRemoved, "?", HealthListener.NONE);
+    this(builder(config).detector(detector).ticker(nanoTime).random(random).onRemoved(onRemoved));
   }
 
   /**
@@ -106,14 +120,22 @@ public final class Balancer implements EndpointListener, Prober.Sink {
   public Balancer(BalancerConfig config, OutlierDetector detector, LongSupplier nanoTime,
       Supplier<? extends RandomGenerator> random, Consumer<Instance> onRemoved, String service,
       HealthListener events) {
-    this.service = Objects.requireNonNull(service, "service");
-    this.events = HealthListener.guarded(events);
+    this(builder(config).detector(detector).ticker(nanoTime).random(random).onRemoved(onRemoved).service(service)
+        .events(events));
+  }
+
+  private Balancer(Builder b) {
+    this.service = b.service;
+    this.events = HealthListener.guarded(b.events);
     this.pendingEvents = new SerialRelay<>(this.events::onEvent);
-    this.config = Objects.requireNonNull(config, "config");
-    this.detector = Objects.requireNonNull(detector, "detector");
-    this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
-    this.random = Objects.requireNonNull(random, "random");
-    this.onRemoved = onRemoved == null ? i -> { } : onRemoved;
+    this.config = b.config;
+    this.nanoTime = b.ticker;
+    this.detector = b.detector != null ? b.detector : new OutlierDetector(OutlierConfig.defaults(), b.ticker);
+    this.random = b.random;
+    this.onRemoved = b.onRemoved == null ? i -> { } : b.onRemoved;
+    this.clock = b.clock;
+    this.scheduler = b.scheduler;
+    this.maxStale = new MaxStale(config, service, clock);
     detector.attach(new OutlierDetector.Pool() {
       @Override
       public List<OutlierState> hosts() {
@@ -125,6 +147,11 @@ public final class Balancer implements EndpointListener, Prober.Sink {
         rebuild();
       }
     });
+  }
+
+  /** A builder of a balancer with {@code config}; everything else has a production default. */
+  public static Builder builder(BalancerConfig config) {
+    return new Builder(config);
   }
 
   /** A balancer on the system ticker and {@link ThreadLocalRandom}. */
@@ -293,6 +320,104 @@ public final class Balancer implements EndpointListener, Prober.Sink {
     }
   }
 
+  /**
+   * The registry has been unreachable since {@code since} (the cache's {@code onStale}): past
+   * {@link BalancerConfig#maxStale()} of it, the stale policy applies. From any thread; takes the short lock.
+   */
+  @Override
+  public void onStale(EndpointSet set, Instant since, String reason) {
+    Duration left;
+    lock.lock();
+    try {
+      left = maxStale.stale(since, nanoTime.getAsLong());
+      rebuildLocked();
+    } finally {
+      lock.unlock();
+    }
+    fireEvents();
+    if (left != null && scheduler != null) {
+      Runnable cancel = scheduler.schedule(this::rebuild, left); // reaches maxStale on time
+      Runnable previous;
+      lock.lock();
+      try {
+        previous = cancelStaleTimer;
+        cancelStaleTimer = cancel;
+      } finally {
+        lock.unlock();
+      }
+      previous.run();
+    }
+  }
+
+  /** The registry answers again (the cache's {@code onRecovered}): a stale policy in force is lifted. */
+  @Override
+  public void onRecovered(EndpointSet set, Duration staleFor) {
+    Runnable cancel;
+    lock.lock();
+    try {
+      if (maxStale.recovered()) {
+        pendingEvents.add(event(HealthEvent.Type.MAX_STALE_CLEARED, null, maxStale.clearedDetail(staleFor)));
+      }
+      cancel = cancelStaleTimer;
+      cancelStaleTimer = () -> { };
+      rebuildLocked();
+    } finally {
+      lock.unlock();
+    }
+    cancel.run();
+    fireEvents();
+  }
+
+  /** The cache stopped for good (refused): its set can only age from now, as if stale since now. */
+  @Override
+  public void onFailed(EndpointSet set, MusterException why) {
+    onStale(set, clock.instant(), why.getMessage());
+  }
+
+  /**
+   * Why a new call must be refused now, if it must: the registry has been unreachable past {@code maxStale} and the
+   * policy is {@link StalePolicy#FAIL_CLOSED}. Every adapter that picks asks this when {@link #pick()} finds none.
+   */
+  public Optional<RegistryUnavailableException> staleRefusal() {
+    current(); // maxStale may have been reached since the last rebuild
+    return Optional.ofNullable(maxStale.refusal());
+  }
+
+  /** True while the registry has been unreachable past {@code maxStale}: the stale policy is in force. */
+  public boolean isOverMaxStale() {
+    current();
+    return maxStale.isOver();
+  }
+
+  /**
+   * What a pick may choose from now: the available endpoints (or, in panic, the panic candidates), none while
+   * {@link StalePolicy#FAIL_CLOSED} refuses; for adapters that hand out a list rather than pick (Spring's
+   * DiscoveryClient, DNS). Lock-free; the list is immutable.
+   */
+  public List<EndpointState> eligible() {
+    return current().eligible;
+  }
+
+  /**
+   * Stops the stale policy's clock: the timer that reaches {@code maxStale} on time is cancelled and an outage under
+   * way no longer reaches it (a closed owner wants no more events); picks still work. Idempotent.
+   */
+  @Override
+  public void close() {
+    Runnable cancel;
+    lock.lock();
+    try {
+      maxStale.disarm();
+      cancel = cancelStaleTimer;
+      cancelStaleTimer = () -> { };
+      rebuildLocked();
+    } finally {
+      lock.unlock();
+    }
+    cancel.run();
+    fireEvents();
+  }
+
   /** An endpoint for a new attempt, or null when the set is empty. Lock-free, allocation-free. */
   public EndpointState pick() {
     return current().pick(random.get(), null);
@@ -372,7 +497,7 @@ public final class Balancer implements EndpointListener, Prober.Sink {
 
   /** True while {@link #restrictToRecentSuccess} is in force. */
   public boolean isRestrictedToRecentSuccess() {
-    return picker.restricted;
+    return current().restricted;
   }
 
   /**
@@ -434,8 +559,13 @@ public final class Balancer implements EndpointListener, Prober.Sink {
       e.wasRoutable = routable;
     }
     hadEndpoints |= ordered.length > 0;
+    if (maxStale.reachIfDue(now)) {
+      pendingEvents.add(event(HealthEvent.Type.MAX_STALE_REACHED, null, maxStale.reachedDetail()));
+    }
+    long window = maxStale.recentWindowNanos() >= 0 ? maxStale.recentWindowNanos() : recentWindowNanos;
     Picker before = picker;
-    picker = new Picker(ordered, outliers, config, roundRobin, now, recentWindowNanos);
+    picker = new Picker(ordered, outliers, config, roundRobin, now, window, maxStale.refusing(),
+        maxStale.wakeAtNanos());
     if (picker.panicking != before.panicking) {
       pendingEvents.add(event(picker.panicking ? HealthEvent.Type.PANIC_ON : HealthEvent.Type.PANIC_OFF, null,
           picker.availableCount + " of " + picker.upCount + " UP endpoints routable, panic threshold "
@@ -444,11 +574,83 @@ public final class Balancer implements EndpointListener, Prober.Sink {
   }
 
   private HealthEvent event(HealthEvent.Type type, String instance, String detail) {
-    return new HealthEvent(type, service, instance, detail, Instant.now());
+    return new HealthEvent(type, service, instance, detail, clock.instant());
   }
 
   /** Hands queued events to the listener; called after every release of the lock, never under it. */
   private void fireEvents() {
     pendingEvents.drain(); // one thread at a time, in the order they were queued (SerialRelay)
+  }
+
+  /** Builds a {@link Balancer}; each setting has a production default. */
+  public static final class Builder {
+    private final BalancerConfig config;
+    private OutlierDetector detector;
+    private LongSupplier ticker = System::nanoTime;
+    private Supplier<? extends RandomGenerator> random = ThreadLocalRandom::current;
+    private Consumer<Instance> onRemoved;
+    private String service = "?";
+    private HealthListener events = HealthListener.NONE;
+    private Clock clock = Clock.systemUTC();
+    private Scheduler scheduler;
+
+    private Builder(BalancerConfig config) {
+      this.config = Objects.requireNonNull(config, "config");
+    }
+
+    /** This service's own detector, on the same ticker (default: one with {@link OutlierConfig#defaults()}). */
+    public Builder detector(OutlierDetector detector) {
+      this.detector = Objects.requireNonNull(detector, "detector");
+      return this;
+    }
+
+    /** The monotonic ticker (default {@code System::nanoTime}). */
+    public Builder ticker(LongSupplier nanoTime) {
+      this.ticker = Objects.requireNonNull(nanoTime, "nanoTime");
+      return this;
+    }
+
+    /** The random generator for picks, asked once per pick (default {@code ThreadLocalRandom::current}). */
+    public Builder random(Supplier<? extends RandomGenerator> random) {
+      this.random = Objects.requireNonNull(random, "random");
+      return this;
+    }
+
+    /** Told of each instance dropped by an update (to close its connections); fast, must not throw. */
+    public Builder onRemoved(Consumer<Instance> onRemoved) {
+      this.onRemoved = onRemoved;
+      return this;
+    }
+
+    /** The service named in events and refusals. */
+    public Builder service(String service) {
+      this.service = Objects.requireNonNull(service, "service");
+      return this;
+    }
+
+    /** Where panic, slow-start and stale-policy events go (see {@link HealthListener} for the threads). */
+    public Builder events(HealthListener events) {
+      this.events = events == null ? HealthListener.NONE : events;
+      return this;
+    }
+
+    /** The wall clock of events and of the cache's stale times (default the system's). */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * A scheduler to reach {@code maxStale} on time, for its event and restriction; without one (the default) it
+     * is reached by the first pick or check after it.
+     */
+    public Builder scheduler(Scheduler scheduler) {
+      this.scheduler = scheduler;
+      return this;
+    }
+
+    public Balancer build() {
+      return new Balancer(this);
+    }
   }
 }

@@ -28,10 +28,14 @@ import java.time.Duration;
  * @param panicRouting whether panic routing happens at all (default true); false fails a pick when no endpoint is
  *     available, as Envoy does with {@code healthy_panic_threshold} 0: for callers that prefer failing fast, and
  *     the lab's negative control
+ * @param maxStale bounded staleness: while the registry is unreachable (the cache stale), the balancer picks from
+ *     the last set for up to this long, then applies {@link #stalePolicy}; null picks from it for as long as the
+ *     outage lasts (default null, forever). The cache itself keeps its last set either way
+ * @param stalePolicy what happens after {@link #maxStale} (default {@link StalePolicy#FAIL_CLOSED})
  */
 public record BalancerConfig(Policy policy, String localZone, double minLocalShare, Duration ewmaDecay,
     int healthyPanicThreshold, Duration slowStartWindow, double slowStartAggression, int slowStartMinWeightPercent,
-    boolean panicRouting) {
+    boolean panicRouting, Duration maxStale, StalePolicy stalePolicy) {
 
   /** How one endpoint is chosen among the candidates. */
   public enum Policy {
@@ -73,6 +77,11 @@ public record BalancerConfig(Policy policy, String localZone, double minLocalSha
     if (slowStartMinWeightPercent < 1 || slowStartMinWeightPercent > 100) {
       throw new InvalidInputException("slowStartMinWeightPercent", slowStartMinWeightPercent, "use 1 to 100");
     }
+    if (maxStale != null && (maxStale.isNegative() || maxStale.isZero())) {
+      throw new InvalidInputException("maxStale", maxStale, "use a positive duration such as 30s, or none to pick"
+          + " from the last set for the whole outage");
+    }
+    stalePolicy = stalePolicy == null ? StalePolicy.FAIL_CLOSED : stalePolicy;
   }
 
   /**
@@ -91,7 +100,8 @@ public record BalancerConfig(Policy policy, String localZone, double minLocalSha
   }
 
   /**
-   * Power of two choices, no zone preference, share 0.5, EWMA decay 10 s, panic threshold 50 %, no slow start.
+   * Power of two choices, no zone preference, share 0.5, EWMA decay 10 s, panic threshold 50 %, no slow start, no
+   * bound on staleness.
    */
   public static BalancerConfig defaults() {
     return builder().build();
@@ -105,7 +115,8 @@ public record BalancerConfig(Policy policy, String localZone, double minLocalSha
   public Builder toBuilder() {
     return new Builder().policy(policy).localZone(localZone).minLocalShare(minLocalShare).ewmaDecay(ewmaDecay)
         .healthyPanicThreshold(healthyPanicThreshold)
-        .slowStart(slowStartWindow, slowStartAggression, slowStartMinWeightPercent).panicRouting(panicRouting);
+        .slowStart(slowStartWindow, slowStartAggression, slowStartMinWeightPercent).panicRouting(panicRouting)
+        .maxStale(maxStale, stalePolicy);
   }
 
   /** Builds a {@link BalancerConfig}; every value is checked in {@link #build()}. */
@@ -119,6 +130,8 @@ public record BalancerConfig(Policy policy, String localZone, double minLocalSha
     private double slowStartAggression = 1.0;
     private int slowStartMinWeightPercent = 10;
     private boolean panicRouting = true;
+    private Duration maxStale;
+    private StalePolicy stalePolicy = StalePolicy.FAIL_CLOSED;
 
     private Builder() {}
 
@@ -168,9 +181,19 @@ public record BalancerConfig(Policy policy, String localZone, double minLocalSha
       return this;
     }
 
+    /**
+     * Bounded staleness: past {@code maxStale} of registry outage, {@code policy} applies (null {@code maxStale}:
+     * never; null {@code policy}: {@link StalePolicy#FAIL_CLOSED}).
+     */
+    public Builder maxStale(Duration maxStale, StalePolicy policy) {
+      this.maxStale = maxStale;
+      this.stalePolicy = policy;
+      return this;
+    }
+
     public BalancerConfig build() {
       return new BalancerConfig(policy, localZone, minLocalShare, ewmaDecay, healthyPanicThreshold, slowStartWindow,
-          slowStartAggression, slowStartMinWeightPercent, panicRouting);
+          slowStartAggression, slowStartMinWeightPercent, panicRouting, maxStale, stalePolicy);
     }
   }
 }

@@ -28,8 +28,9 @@ import java.util.random.RandomGenerator;
  * A retry that must avoid an endpoint first looks in the primary tier, then in the wider "any zone" tier, so a retry
  * can leave a zone that has a single healthy endpoint.
  *
- * The picker is rebuilt lazily when time changes it: at the earliest ejection end, and while an endpoint ramps,
- * every window / RAMP_STEPS (a pick past nextRebuildNanos rebuilds).
+ * The picker is rebuilt lazily when time changes it: at the earliest ejection end, while an endpoint ramps every
+ * window / RAMP_STEPS, and when a stale registry reaches maxStale (a pick past nextRebuildNanos rebuilds). Under
+ * FAIL_CLOSED past maxStale the picker refuses: no pick, no eligible endpoint.
  */
 /**
  * An immutable snapshot of who may be picked, built by {@link Balancer} whenever the set, an ejection, a probe
@@ -38,8 +39,10 @@ import java.util.random.RandomGenerator;
  * <p>Immutable; {@link #pick} is lock-free and allocation-free.
  */
 final class Picker {
+  /** No time of the balancer's own to rebuild at. */
+  static final long NO_WAKE = Long.MIN_VALUE;
   static final Picker EMPTY = new Picker(new EndpointState[0], List.of(), BalancerConfig.defaults(), new AtomicLong(),
-      0, -1);
+      0, -1, false, NO_WAKE);
   /** A ramp is re-evaluated this many times over the slow-start window. */
   static final int RAMP_STEPS = 50;
 
@@ -58,22 +61,29 @@ final class Picker {
   final long nextRebuildNanos;
   /** KEEP_FAILING_ENDPOINTS_OUT is in force. */
   final boolean restricted;
+  /** FAIL_CLOSED is in force: no pick. */
+  final boolean refusing;
+  /** What a pick may choose from now (the widest tier), empty when refusing. */
+  final List<EndpointState> eligible;
 
   /**
    * @param nowNanos the balancer's ticker now (ramp shares are worked out at it)
    * @param recentWindowNanos KEEP_FAILING_ENDPOINTS_OUT's window, or -1 when the policy is not in force
+   * @param refusing FAIL_CLOSED is in force: nothing may be picked
+   * @param wakeAtNanos a time the balancer needs a rebuild at (maxStale's end), or {@link #NO_WAKE}
    */
   Picker(EndpointState[] all, List<OutlierState> outliers, BalancerConfig config, AtomicLong roundRobin,
-      long nowNanos, long recentWindowNanos) {
+      long nowNanos, long recentWindowNanos, boolean refusing, long wakeAtNanos) {
     this.policy = config.policy();
     this.roundRobin = roundRobin;
     this.endpoints = List.of(all);
     this.outliers = outliers;
     this.restricted = recentWindowNanos >= 0;
+    this.refusing = refusing;
 
     EndpointState[] set = all;
-    boolean timedRebuild = false;
-    long next = 0;
+    boolean timedRebuild = wakeAtNanos != NO_WAKE;
+    long next = timedRebuild ? wakeAtNanos : 0;
     if (recentWindowNanos >= 0) {
       EndpointState[] recent = java.util.Arrays.stream(all)
           .filter(e -> e.recentlySucceeded(nowNanos, recentWindowNanos)).toArray(EndpointState[]::new);
@@ -130,7 +140,9 @@ final class Picker {
     }
     this.timed = timedRebuild;
     this.nextRebuildNanos = next;
-    this.anyZone = tier(preferPositiveWeight(wide), ramps, config, nowNanos);
+    EndpointState[] widest = preferPositiveWeight(wide);
+    this.eligible = refusing ? List.of() : List.of(widest);
+    this.anyZone = tier(widest, ramps, config, nowNanos);
     this.primary = local.isEmpty() ? anyZone : tier(preferPositiveWeight(local), ramps, config, nowNanos);
   }
 
@@ -148,6 +160,9 @@ final class Picker {
 
   /** An endpoint other than {@code avoid} (null: any), or null when there is none. */
   EndpointState pick(RandomGenerator random, EndpointState avoid) {
+    if (refusing) {
+      return null;
+    }
     EndpointState e = primary.pick(policy, roundRobin, random, avoid);
     if (e == null && primary != anyZone) {
       e = anyZone.pick(policy, roundRobin, random, avoid);

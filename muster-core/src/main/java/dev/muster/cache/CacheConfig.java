@@ -37,10 +37,6 @@ import java.util.concurrent.ExecutorService;
  *     lease; exclude the others and count them in {@link EndpointCache#unverifiedCount()} (default
  *     {@link TrustedKeys#NONE}: records are not verified; null means the same). A disk snapshot holds only records
  *     that verified, but is not signed itself: protect the file as the keys are
- * @param maxStale bounded staleness: while etcd is unreachable, a consumer serves the last set for up to this long,
- *     then applies {@link #stalePolicy}; null serves it for as long as the outage lasts (default null, forever).
- *     The cache itself keeps its last set either way; the policy is applied by the consumer's {@code MusterClient}
- * @param stalePolicy what happens after {@link #maxStale} (default {@link StalePolicy#FAIL_CLOSED})
  * @param listenerExecutor where this cache's listeners run, for listeners that must block; null runs them on the
  *     process's shared delivery pool, where they must not block (default null). The cache still hands them one
  *     call at a time, in order, never two at once; it never shuts the executor down. Keep it running until the
@@ -72,8 +68,6 @@ public record CacheConfig(
     int massRemovalPercent,
     Duration massRemovalHold,
     TrustedKeys trustedKeys,
-    Duration maxStale,
-    StalePolicy stalePolicy,
     Executor listenerExecutor,
     Duration auditInterval) {
 
@@ -103,11 +97,6 @@ public record CacheConfig(
     }
     positive("massRemovalHold", massRemovalHold);
     trustedKeys = trustedKeys == null ? TrustedKeys.NONE : trustedKeys;
-    if (maxStale != null && (maxStale.isNegative() || maxStale.isZero())) {
-      throw new InvalidInputException("maxStale", maxStale, "use a positive duration such as 30s, or none to serve"
-          + " the last set for the whole outage");
-    }
-    stalePolicy = stalePolicy == null ? StalePolicy.FAIL_CLOSED : stalePolicy;
     if (!trustedKeys.isEmpty() && trustedKeys.forService(namespace, service).isEmpty()) {
       throw new InvalidInputException("trustedKeys", trustedKeys.toString(), "trust at least one key for "
           + namespace + "/" + service + " (or for namespace " + namespace + "), or give none to not verify");
@@ -160,8 +149,6 @@ public record CacheConfig(
     b.massRemovalPercent = massRemovalPercent;
     b.massRemovalHold = massRemovalHold;
     b.trustedKeys = trustedKeys;
-    b.maxStale = maxStale;
-    b.stalePolicy = stalePolicy;
     b.listenerExecutor = listenerExecutor;
     b.auditInterval = auditInterval;
     return b;
@@ -186,8 +173,6 @@ public record CacheConfig(
     private int massRemovalPercent;
     private Duration massRemovalHold = Duration.ofSeconds(30);
     private TrustedKeys trustedKeys = TrustedKeys.NONE;
-    private Duration maxStale;
-    private StalePolicy stalePolicy = StalePolicy.FAIL_CLOSED;
     private Executor listenerExecutor;
     private Duration auditInterval = Duration.ofMinutes(5);
 
@@ -264,13 +249,6 @@ public record CacheConfig(
       return this;
     }
 
-    /** Serve the last set for at most {@code d} of outage, then apply {@code policy}; null {@code d}: forever. */
-    public Builder maxStale(Duration d, StalePolicy policy) {
-      this.maxStale = d;
-      this.stalePolicy = policy;
-      return this;
-    }
-
     /**
      * Run this cache's listeners on {@code executor}, for listeners that must block (see the record's
      * {@code listenerExecutor}); null: on the shared delivery pool.
@@ -289,7 +267,7 @@ public record CacheConfig(
     public CacheConfig build() {
       return new CacheConfig(namespace, service, version, pageSize, progressInterval, progressTimeout, backoffBase,
           backoffCap, healthyReset, probeInterval, probeJitter, requestTimeout, snapshotFile, snapshotDebounce,
-          massRemovalPercent, massRemovalHold, trustedKeys, maxStale, stalePolicy, listenerExecutor, auditInterval);
+          massRemovalPercent, massRemovalHold, trustedKeys, listenerExecutor, auditInterval);
     }
   }
 }

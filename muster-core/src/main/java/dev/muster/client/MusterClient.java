@@ -18,7 +18,6 @@ import dev.muster.call.Scheduler;
 import dev.muster.call.internal.Caller;
 import dev.muster.call.internal.MicrometerCallMetrics;
 import dev.muster.RegistryUnavailableException;
-import dev.muster.cache.StalePolicy;
 import dev.muster.health.HealthEvent;
 import dev.muster.health.HealthListener;
 import dev.muster.health.Probe;
@@ -66,11 +65,9 @@ import java.util.random.RandomGenerator;
  * just after the drain sees firstSet done on its re-check and decides its gate itself.
  *
  * Health (issue 16): the prober, if any, takes each change right after the balancer (same listener), and tells
- * the balancer its verdicts. Bounded staleness: the cache's onStale (on its notifier) arms a timer on the scheduler
- * for maxStale after the stale start; when it fires, overMaxStaleSince is set (FAIL_CLOSED: call() refuses at once;
- * KEEP_FAILING_ENDPOINTS_OUT: the balancer is restricted to recent successes) and MAX_STALE_REACHED is reported.
- * onRecovered cancels the timer and lifts either. Both run on the notifier except the timer's task; the
- * fields they share are volatile and the timer's task re-checks the stale start it was armed for.
+ * the balancer its verdicts. Bounded staleness is the balancer's (BalancerConfig.maxStale, issue 34): the listener
+ * hands it onStale / onRecovered / onFailed, it keeps the deadline (reached on time with the client's scheduler),
+ * and call() asks it for a refusal (FAIL_CLOSED) before picking.
  */
 /**
  * Calls one service over any transport: the endpoint cache's sets go to a {@link Balancer}, each call runs an
@@ -109,11 +106,6 @@ public final class MusterClient implements AutoCloseable {
   private final Prober prober;
   private final HealthListener events;
   private final Clock clock;
-  private final Duration maxStale;
-  private final StalePolicy stalePolicy;
-  private volatile Instant staleSince;
-  private volatile Instant overMaxStaleSince;
-  private volatile Runnable cancelStaleTimer = () -> { };
 
   private MusterClient(Builder b) {
     this.service = b.service;
@@ -123,11 +115,9 @@ public final class MusterClient implements AutoCloseable {
     this.events = HealthListener.guarded(b.events);
     this.metrics = b.metrics != null ? b.metrics
         : b.meters != null ? new MicrometerCallMetrics(b.meters, b.service) : CallMetrics.noop();
-    CacheConfig cacheConfig = b.cache != null ? b.cache.config().orElse(null) : b.cacheConfig;
-    this.maxStale = cacheConfig == null ? null : cacheConfig.maxStale();
-    this.stalePolicy = cacheConfig == null ? StalePolicy.FAIL_CLOSED : cacheConfig.stalePolicy();
     OutlierDetector detector = new OutlierDetector(b.outlier, b.ticker);
-    this.balancer = new Balancer(b.balancer, detector, b.ticker, b.random, b.onRemoved, b.service, events);
+    this.balancer = Balancer.builder(b.balancer).detector(detector).ticker(b.ticker).random(b.random)
+        .onRemoved(b.onRemoved).service(b.service).events(events).clock(b.clock).scheduler(b.scheduler).build();
     this.prober = b.probeConfig == null ? null : prober(b);
     this.caller = new Caller(balancer, new RetryBudget(b.retry, b.ticker), b.retry, b.ticker, b.scheduler, metrics);
     if (b.meters != null) {
@@ -147,36 +137,20 @@ public final class MusterClient implements AutoCloseable {
 
       @Override
       public void onStale(EndpointSet set, Instant since, String reason) {
-        staleSince = since;
-        if (maxStale != null) {
-          Duration left = maxStale.minus(Duration.between(since, clock.instant()));
-          cancelStaleTimer.run();
-          cancelStaleTimer = scheduler.schedule(() -> maxStaleReached(since),
-              left.isNegative() ? Duration.ZERO : left);
-        }
+        balancer.onStale(set, since, reason); // bounded staleness is the balancer's (BalancerConfig.maxStale)
       }
 
       @Override
       public void onRecovered(EndpointSet set, Duration staleFor) {
-        staleSince = null;
-        cancelStaleTimer.run();
-        Instant over = overMaxStaleSince;
-        overMaxStaleSince = null;
-        if (over != null) {
-          if (stalePolicy == StalePolicy.KEEP_FAILING_ENDPOINTS_OUT) {
-            balancer.restrictToRecentSuccess(null);
-          }
-          events.onEvent(new HealthEvent(HealthEvent.Type.MAX_STALE_CLEARED, service, null, "the registry answers again after "
-              + staleFor.toMillis() + " ms stale; " + stalePolicy + " lifted", clock.instant()));
-        }
+        balancer.onRecovered(set, staleFor);
       }
 
       @Override
       public void onFailed(EndpointSet set, dev.muster.MusterException why) {
         if (firstSet.completeExceptionally(why)) { // refused before any set: waiting calls fail with why
           release(why);
-        } else if (staleSince == null) {
-          onStale(set, clock.instant(), why.getMessage()); // refused for good: the set can only age from here
+        } else {
+          balancer.onFailed(set, why); // refused for good: the set can only age from here
         }
       }
     };
@@ -212,44 +186,20 @@ public final class MusterClient implements AutoCloseable {
     return new Prober(b.service, pc, probe, timers::schedule, b.random, balancer, events, pool::shutdownNow);
   }
 
-  private void maxStaleReached(Instant since) {
-    if (closed.get() || !since.equals(staleSince)) {
-      return; // recovered (or stale again from a later start) before the timer fired
-    }
-    overMaxStaleSince = clock.instant();
-    if (stalePolicy == StalePolicy.KEEP_FAILING_ENDPOINTS_OUT) {
-      balancer.restrictToRecentSuccess(maxStale);
-    }
-    events.onEvent(new HealthEvent(HealthEvent.Type.MAX_STALE_REACHED, service, null, staleMessage(since) + "; "
-        + (stalePolicy == StalePolicy.FAIL_CLOSED ? "new calls are refused (FAIL_CLOSED)"
-        : "only endpoints with a recent success are called (KEEP_FAILING_ENDPOINTS_OUT)"), clock.instant()));
-  }
-
-  private String staleMessage(Instant since) {
-    return "registry unreachable for " + Duration.between(since, clock.instant()).toSeconds() + " s, over maxStale "
-        + maxStale.toSeconds() + " s";
-  }
-
   /**
-   * True while the cache has been stale past {@code maxStale} ({@link CacheConfig#maxStale()}): the stale policy is
-   * in force.
+   * True while the registry has been unreachable past {@code maxStale} ({@link BalancerConfig#maxStale()}): the
+   * stale policy is in force.
    */
   public boolean isOverMaxStale() {
-    return overMaxStaleSince != null;
+    return balancer.isOverMaxStale();
   }
 
   /**
    * Why a new call must be refused now, if it must: the registry has been unreachable past {@code maxStale} and the
-   * policy is {@link StalePolicy#FAIL_CLOSED}. Adapters that pick through {@link #balancer()} themselves (gRPC,
-   * Spring) ask this first.
+   * policy is {@link dev.muster.balance.StalePolicy#FAIL_CLOSED} (the balancer's {@link Balancer#staleRefusal()}).
    */
   public java.util.Optional<RegistryUnavailableException> staleRefusal() {
-    Instant since = staleSince;
-    if (overMaxStaleSince == null || stalePolicy != StalePolicy.FAIL_CLOSED || since == null) {
-      return java.util.Optional.empty();
-    }
-    return java.util.Optional.of(new RegistryUnavailableException(staleMessage(since) + ": new calls to " + service
-        + " are refused (stalePolicy FAIL_CLOSED) until etcd answers", null));
+    return balancer.staleRefusal();
   }
 
   /** The prober, when the client probes its endpoints. */
@@ -403,7 +353,7 @@ public final class MusterClient implements AutoCloseable {
     if (firstSet.completeExceptionally(closedFailure())) {
       release(closedFailure());
     }
-    cancelStaleTimer.run();
+    balancer.close(); // its maxStale timer
     if (prober != null) {
       prober.close();
     }

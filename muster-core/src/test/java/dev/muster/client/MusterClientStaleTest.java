@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.muster.RegistryUnavailableException;
 import dev.muster.balance.BalancerConfig;
+import dev.muster.balance.StalePolicy;
 import dev.muster.balance.FakeTicker;
 import dev.muster.cache.CacheConfig;
 import dev.muster.cache.EndpointListener;
-import dev.muster.cache.StalePolicy;
 import dev.muster.call.Attempt;
 import dev.muster.call.AttemptResult;
 import dev.muster.call.CallResult;
@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 /**
- * Bounded staleness ({@code CacheConfig.maxStale}, {@link StalePolicy}) in {@link MusterClient}: a hand-fed cache
+ * Bounded staleness ({@code BalancerConfig.maxStale}, {@link StalePolicy}) through {@link MusterClient}: a hand-fed cache
  * that goes stale and recovers when the test says so, a fake ticker, scheduler and wall clock that move together.
  */
 class MusterClientStaleTest {
@@ -103,15 +103,12 @@ class MusterClientStaleTest {
   }
 
   private MusterClient client(Scheduler timers, Duration maxStale, StalePolicy policy, Instance... instances) {
-    CacheConfig.Builder config = CacheConfig.builder("orders");
-    if (maxStale != null) {
-      config.maxStale(maxStale, policy);
-    }
-    cache = new ManualCache(config.build());
+    cache = new ManualCache(CacheConfig.builder("orders").build());
     cache.publish(instances);
     client = MusterClient.builder(cache).service("orders").ticker(ticker).scheduler(timers).clock(clock)
         .random(() -> random)
-        .balancer(BalancerConfig.builder().policy(BalancerConfig.Policy.ROUND_ROBIN).build())
+        .balancer(BalancerConfig.builder().policy(BalancerConfig.Policy.ROUND_ROBIN).maxStale(maxStale, policy)
+            .build())
         .outlier(OutlierConfig.builder().enabled(false).build())
         .retry(RetryConfig.defaults().toBuilder().maxRetries(0).build())
         .healthEvents(events::add).build();
@@ -281,9 +278,10 @@ class MusterClientStaleTest {
 
     @Test
     void aListenerThatThrowsDoesNotStopThePolicy() {
-      cache = new ManualCache(CacheConfig.builder("orders").maxStale(MAX_STALE, StalePolicy.FAIL_CLOSED).build());
+      cache = new ManualCache(CacheConfig.builder("orders").build());
       cache.publish(instance("a"));
       client = MusterClient.builder(cache).service("orders").ticker(ticker).scheduler(scheduler).clock(clock)
+          .balancer(BalancerConfig.builder().maxStale(MAX_STALE, StalePolicy.FAIL_CLOSED).build())
           .healthEvents(e -> {
             throw new IllegalStateException("listener bug");
           }).build();
@@ -420,7 +418,7 @@ class MusterClientStaleTest {
   }
 
   @Test
-  void maxStaleFromTheCacheConfigGivenToTheBuilderApplies() {
+  void maxStaleFromTheBalancerConfigAppliesToAClientThatOpensItsOwnCache() {
     List<CacheConfig> opened = new ArrayList<>();
     client = MusterClient.builder((config, listeners) -> {
       opened.add(config);
@@ -430,9 +428,10 @@ class MusterClientStaleTest {
         cache.addListener(l);
       }
       return cache;
-    }).cache(CacheConfig.builder("orders").maxStale(MAX_STALE, StalePolicy.FAIL_CLOSED).build())
+    }).cache(CacheConfig.builder("orders").build())
+        .balancer(BalancerConfig.builder().maxStale(MAX_STALE, StalePolicy.FAIL_CLOSED).build())
         .ticker(ticker).scheduler(scheduler).clock(clock).healthEvents(events::add).build();
-    assertThat(opened).singleElement().satisfies(c -> assertThat(c.maxStale()).isEqualTo(MAX_STALE));
+    assertThat(opened).singleElement().satisfies(c -> assertThat(c.service()).isEqualTo("orders"));
     assertThat(call().ok()).isTrue();
 
     cache.stale(clock.instant());

@@ -83,13 +83,10 @@ public final class MusterClients implements AutoCloseable {
     String zone = d.zone() != null ? d.zone() : properties.instance().zone();
     MusterProperties.LoadBalancer lb = properties.loadbalancer();
     CacheConfig.Builder cache = CacheConfig.builder(service).namespace(properties.namespace()).version(d.version());
-    if (d.maxStale() != null) {
-      cache.maxStale(d.maxStale(), d.stalePolicy());
-    }
     MusterClient.Builder b = MusterClient.builder(registry).service(service)
         .cache(cache.build())
         .balancer(BalancerConfig.defaults().toBuilder().localZone(zone).healthyPanicThreshold(lb.panicThreshold())
-            .slowStart(lb.slowStart()).build())
+            .slowStart(lb.slowStart()).maxStale(d.maxStale(), d.stalePolicy()).build())
         .firstSetTimeout(d.firstSetTimeout())
         .probe(probe(properties.health()))
         .healthEvents(MusterClients::log);

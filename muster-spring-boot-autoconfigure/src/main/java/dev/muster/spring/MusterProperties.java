@@ -128,5 +128,5 @@ public record MusterProperties(
       String zone,
       @DefaultValue("10s") Duration firstSetTimeout,
       Duration maxStale,
-      @DefaultValue("FAIL_CLOSED") dev.muster.cache.StalePolicy stalePolicy) {}
+      @DefaultValue("FAIL_CLOSED") dev.muster.balance.StalePolicy stalePolicy) {}
 }

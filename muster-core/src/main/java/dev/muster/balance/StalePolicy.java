@@ -1,7 +1,7 @@
-package dev.muster.cache;
+package dev.muster.balance;
 
 /**
- * What a consumer does once its cache has been stale for longer than {@link CacheConfig#maxStale()} (seed 001's
+ * What a consumer does once its cache has been stale for longer than {@link BalancerConfig#maxStale()} (seed 001's
  * drill: serve 30 s of etcd outage from the cache, then refuse new resolutions while existing connections go on).
  */
 public enum StalePolicy {
