@@ -39,12 +39,10 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -167,23 +165,8 @@ public final class MusterClient implements AutoCloseable {
 
   /** The prober on its own pool ({@code muster-probe-SERVICE-N}, daemon), stopped with the prober. */
   private Prober prober(Builder b) {
-    ProbeConfig pc = b.probeConfig;
-    AtomicInteger n = new AtomicInteger();
-    ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(pc.threads(), r -> {
-      Thread t = new Thread(r, "muster-probe-" + b.service + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
-    pool.setRemoveOnCancelPolicy(true);
-    Probe probe;
-    try {
-      probe = b.probe != null ? b.probe : Probe.of(pc, pool);
-    } catch (RuntimeException e) {
-      pool.shutdownNow();
-      throw new InvalidInputException("probe", pc.describe(), e.getMessage());
-    }
-    Scheduler timers = b.probeScheduler != null ? b.probeScheduler : Scheduler.of(pool);
-    return new Prober(b.service, pc, probe, timers::schedule, b.random, balancer, events, pool::shutdownNow);
+    return Prober.start(b.service, b.probeConfig, b.probe, b.probeScheduler == null ? null : b.probeScheduler::schedule,
+        b.random, balancer, events);
   }
 
   /**

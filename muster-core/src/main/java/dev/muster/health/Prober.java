@@ -105,6 +105,40 @@ public final class Prober implements AutoCloseable {
     this.onClose = onClose == null ? () -> { } : onClose;
   }
 
+  /**
+   * A prober on a pool of its own ({@code muster-probe-SERVICE-N}, daemon, {@link ProbeConfig#threads()} threads),
+   * stopped by {@link #close()}: what every consumer that probes builds (MusterClient, the gRPC policy, Spring, DNS).
+   *
+   * @param probe what one probe does, or null for {@link Probe#of} on the pool (HTTP, TCP; a gRPC health probe is
+   *     muster-grpc's and must be given)
+   * @param timer runs the probe timers, or null for the pool
+   * @throws dev.muster.InvalidInputException when {@code probe} is null and {@code config}'s kind needs one given
+   */
+  public static Prober start(String service, ProbeConfig config, Probe probe, Timer timer,
+      Supplier<? extends RandomGenerator> random, Sink sink, HealthListener events) {
+    java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.ScheduledThreadPoolExecutor pool = new java.util.concurrent.ScheduledThreadPoolExecutor(
+        config.threads(), r -> {
+          Thread t = new Thread(r, "muster-probe-" + service + "-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
+    pool.setRemoveOnCancelPolicy(true);
+    Probe p;
+    try {
+      p = probe != null ? probe : Probe.of(config, pool);
+    } catch (RuntimeException e) {
+      pool.shutdownNow();
+      throw new dev.muster.InvalidInputException("probe", config.describe(), e.getMessage());
+    }
+    Timer timers = timer != null ? timer : (task, delay) -> {
+      java.util.concurrent.ScheduledFuture<?> f = pool.schedule(task, delay.toNanos(),
+          java.util.concurrent.TimeUnit.NANOSECONDS);
+      return () -> f.cancel(false);
+    };
+    return new Prober(service, config, p, timers, random, sink, events, pool::shutdownNow);
+  }
+
   public ProbeConfig config() {
     return config;
   }

@@ -7,7 +7,12 @@ import static io.grpc.ConnectivityState.SHUTDOWN;
 import static io.grpc.ConnectivityState.TRANSIENT_FAILURE;
 
 import dev.muster.balance.Balancer;
+import dev.muster.cache.EndpointDelta;
 import dev.muster.cache.EndpointSet;
+import dev.muster.call.Scheduler;
+import dev.muster.health.HealthEvent;
+import dev.muster.health.ProbeConfig;
+import dev.muster.health.Prober;
 import dev.muster.outlier.OutlierDetector;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceKey;
@@ -21,7 +26,11 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /*
  * Two pickers, one inside the other. Muster's Balancer keeps its own immutable picker over every instance of the
@@ -33,6 +42,11 @@ import java.util.function.LongSupplier;
  * Outcomes flow back through a ClientStreamTracer on each picked stream (OutcomeTracer), which reports to the
  * balancer's detector from the transport thread (Balancer and OutlierDetector are thread-safe), so an ejection
  * takes effect at the next pick without a new picker.
+ *
+ * The same policy as every Muster consumer (issue 34): the balancer is built on the helper's scheduler and hears the
+ * resolver's staleness (STALE_SINCE) as a cache's listener would, so maxStale with FAIL_CLOSED fails picks with
+ * UNAVAILABLE and KEEP_FAILING_ENDPOINTS_OUT restricts them; a Prober (the config's "probe", gRPC health by default
+ * kind) feeds the balancer its verdicts as in MusterClient. Both are replaced with the config, closed at shutdown.
  */
 /**
  * The {@code muster} policy's balancer for one channel: one subchannel per resolved instance, created, replaced and
@@ -42,12 +56,17 @@ import java.util.function.LongSupplier;
  * context. The pickers it publishes are immutable and may be used from any thread.
  */
 final class MusterLoadBalancer extends LoadBalancer {
+  private static final Logger log = LoggerFactory.getLogger(MusterLoadBalancer.class);
+
   private final Helper helper;
   private final LongSupplier nanoTime;
 
   // Only in the synchronization context.
   private MusterLoadBalancerProvider.Config config;
   private Balancer balancer;
+  private Prober prober; // null: no probes
+  private EndpointSet set = EndpointSet.EMPTY;
+  private Instant staleSince; // the resolver's STALE_SINCE of the last result, null while fresh
   private long revision;
   private final Map<InstanceKey, Entry> entries = new LinkedHashMap<>();
   private Status lastFailure = Status.UNAVAILABLE.withDescription("no connection attempted yet");
@@ -96,10 +115,32 @@ final class MusterLoadBalancer extends LoadBalancer {
     }
     if (balancer == null || !next.equals(config)) {
       config = next; // a new config starts over: fresh endpoint states and ejections under the new rules
-      balancer = new Balancer(next.balancer(), new OutlierDetector(next.outlier(), nanoTime), nanoTime,
-          java.util.concurrent.ThreadLocalRandom::current, null);
+      closePolicy();
+      String service = helper.getAuthority();
+      balancer = Balancer.builder(next.balancer()).detector(new OutlierDetector(next.outlier(), nanoTime))
+          .ticker(nanoTime).service(service)
+          .scheduler(next.balancer().maxStale() == null ? null : Scheduler.of(helper.getScheduledExecutorService()))
+          .events(MusterLoadBalancer::log).build();
+      prober = next.probe() == null ? null : Prober.start(service, next.probe(),
+          next.probe().kind() == ProbeConfig.Kind.GRPC ? new GrpcHealthProbe(next.probe()) : null, null,
+          java.util.concurrent.ThreadLocalRandom::current, balancer, MusterLoadBalancer::log);
+      set = EndpointSet.EMPTY;
+      staleSince = null;
     }
-    balancer.update(EndpointSet.of(++revision, instances));
+    EndpointSet before = set;
+    set = EndpointSet.of(++revision, instances);
+    balancer.update(set);
+    if (prober != null) {
+      prober.update(set, EndpointDelta.between(before.isEmpty() ? EndpointDelta.Kind.SNAPSHOT
+          : EndpointDelta.Kind.UPDATE, before, set));
+    }
+    Instant stale = resolved.getAttributes().get(MusterAttributes.STALE_SINCE);
+    if (stale != null) {
+      balancer.onStale(set, stale, "the muster:/// resolver's registry is unreachable");
+    } else if (staleSince != null) {
+      balancer.onRecovered(set, Duration.between(staleSince, Instant.now()));
+    }
+    staleSince = stale;
 
     for (Iterator<Entry> it = entries.values().iterator(); it.hasNext(); ) {
       Entry e = it.next();
@@ -193,6 +234,29 @@ final class MusterLoadBalancer extends LoadBalancer {
       e.subchannel.shutdown();
     }
     entries.clear();
+    closePolicy();
+  }
+
+  private void closePolicy() {
+    if (prober != null) {
+      prober.close();
+      prober = null;
+    }
+    if (balancer != null) {
+      balancer.close();
+    }
+  }
+
+  /** WARN for what takes endpoints or calls away (probe down, panic, maxStale reached), INFO for the rest. */
+  private static void log(HealthEvent e) {
+    boolean bad = e.type() == HealthEvent.Type.PROBE_DOWN || e.type() == HealthEvent.Type.PANIC_ON
+        || e.type() == HealthEvent.Type.MAX_STALE_REACHED;
+    String what = e.instance() == null ? e.service() : e.service() + "/" + e.instance();
+    if (bad) {
+      log.warn("muster policy: {} {}: {}", e.type(), what, e.detail());
+    } else {
+      log.info("muster policy: {} {}: {}", e.type(), what, e.detail());
+    }
   }
 
   /** The current balancer, for tests (its detector's counters). */

@@ -2,6 +2,8 @@ package dev.muster.grpc;
 
 import dev.muster.MusterException;
 import dev.muster.balance.BalancerConfig;
+import dev.muster.balance.StalePolicy;
+import dev.muster.health.ProbeConfig;
 import dev.muster.outlier.OutlierConfig;
 import io.grpc.LoadBalancer;
 import io.grpc.LoadBalancerProvider;
@@ -25,8 +27,11 @@ import java.util.Set;
  * "localZone": "eu-1a", "minLocalShare": 0.5, "outlierDetection": {"enabled": true,
  * "consecutiveLocalOriginFailure": 1, "consecutive5xx": 5, "baseEjectionTime": "30s", "maxEjectionTime": "300s",
  * "maxEjectionPercent": 50}, "healthyPanicThreshold": 50, "slowStartConfig": {"slowStartWindow": "10s",
- * "aggression": 1.0, "minWeightPercent": 10}}} (the last two with Envoy's names: all-down protection and slow
- * start, see {@link BalancerConfig}). The policy defaults to {@code weighted_random}, so static registry weights are honoured
+ * "aggression": 1.0, "minWeightPercent": 10}, "maxStale": "30s", "stalePolicy": "FAIL_CLOSED" |
+ * "KEEP_FAILING_ENDPOINTS_OUT", "probe": "grpc" | "grpc:SERVICE" | "tcp" | "http:/PATH", "probeInterval": "5s"}}
+ * (all-down protection and slow start with Envoy's names, bounded staleness and active probes as every Muster
+ * consumer has them: see {@link BalancerConfig} and {@link ProbeConfig}). The {@code muster:///} resolver proposes
+ * {@code localZone}, {@code maxStale}, {@code stalePolicy} and {@code probe} from the target's parameters. The policy defaults to {@code weighted_random}, so static registry weights are honoured
  * (power of two choices compares load and ignores weights); the zone defaults to the target's {@code zone=}.
  *
  * <p>Thread-safe; stateless.
@@ -36,16 +41,16 @@ public final class MusterLoadBalancerProvider extends LoadBalancerProvider {
   public static final String POLICY = "muster";
 
   private static final Set<String> FIELDS = Set.of("policy", "localZone", "minLocalShare", "outlierDetection",
-      "healthyPanicThreshold", "slowStartConfig");
+      "healthyPanicThreshold", "slowStartConfig", "maxStale", "stalePolicy", "probe", "probeInterval");
   private static final Set<String> SLOW_START_FIELDS = Set.of("slowStartWindow", "aggression", "minWeightPercent");
   private static final Set<String> OUTLIER_FIELDS = Set.of("enabled", "consecutiveLocalOriginFailure",
       "consecutive5xx", "baseEjectionTime", "maxEjectionTime", "maxEjectionPercent");
 
-  /** The parsed config: how to balance and when to eject. */
-  record Config(BalancerConfig balancer, OutlierConfig outlier) {
+  /** The parsed config: how to balance, when to eject, and how to probe (null: no probes). */
+  record Config(BalancerConfig balancer, OutlierConfig outlier, ProbeConfig probe) {
     static Config defaults() {
       return new Config(BalancerConfig.builder().policy(BalancerConfig.Policy.WEIGHTED_RANDOM).build(),
-          OutlierConfig.defaults());
+          OutlierConfig.defaults(), null);
     }
   }
 
@@ -102,6 +107,20 @@ public final class MusterLoadBalancerProvider extends LoadBalancerProvider {
           ss.get("aggression") == null ? 1.0 : ((Number) ss.get("aggression")).doubleValue(),
           ss.get("minWeightPercent") == null ? 10 : integer(ss, "minWeightPercent"));
     }
+    if (json.get("maxStale") != null || json.get("stalePolicy") != null) {
+      b.maxStale(json.get("maxStale") == null ? null : duration((String) json.get("maxStale")),
+          json.get("stalePolicy") == null ? StalePolicy.FAIL_CLOSED
+              : StalePolicy.valueOf(((String) json.get("stalePolicy")).toUpperCase(Locale.ROOT)));
+    }
+    ProbeConfig probe = null;
+    if (json.get("probe") != null) {
+      probe = ProbeConfig.parse((String) json.get("probe"));
+      if (json.get("probeInterval") != null) {
+        probe = probe.withInterval(duration((String) json.get("probeInterval")));
+      }
+    } else if (json.get("probeInterval") != null) {
+      throw new IllegalArgumentException("probeInterval without probe; give probe too, e.g. \"grpc\"");
+    }
     OutlierConfig.Builder o = OutlierConfig.builder();
     @SuppressWarnings("unchecked")
     Map<String, ?> od = (Map<String, ?>) json.get("outlierDetection");
@@ -126,7 +145,7 @@ public final class MusterLoadBalancerProvider extends LoadBalancerProvider {
         o.maxEjectionPercent(integer(od, "maxEjectionPercent"));
       }
     }
-    return new Config(b.build(), o.build());
+    return new Config(b.build(), o.build(), probe);
   }
 
   private static void unknown(Map<String, ?> json, Set<String> known, String prefix) {

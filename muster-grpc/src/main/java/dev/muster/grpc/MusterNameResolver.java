@@ -183,10 +183,9 @@ final class MusterNameResolver extends NameResolver {
     listener.onError(status);
   }
 
-  /** Proposes the {@code muster} policy, with the target's zone as the client's local zone. */
+  /** Proposes the {@code muster} policy, with the target's zone, staleness bound and probe. */
   private Map<String, ?> serviceConfig() {
-    Map<String, Object> policy = target.zone() == null ? Map.of() : Map.of("localZone", target.zone());
-    return Map.of("loadBalancingConfig", List.of(Map.of(MusterLoadBalancerProvider.POLICY, policy)));
+    return Map.of("loadBalancingConfig", List.of(Map.of(MusterLoadBalancerProvider.POLICY, target.policyConfig())));
   }
 
   /**

@@ -7,6 +7,7 @@ import io.grpc.LoadBalancer.PickResult;
 import io.grpc.LoadBalancer.PickSubchannelArgs;
 import io.grpc.LoadBalancer.Subchannel;
 import io.grpc.LoadBalancer.SubchannelPicker;
+import io.grpc.Status;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -65,6 +66,10 @@ final class MusterPicker extends SubchannelPicker {
       if (result != null) {
         return picked(e, result, attempt);
       }
+    }
+    java.util.Optional<dev.muster.RegistryUnavailableException> refused = balancer.staleRefusal();
+    if (refused.isPresent()) { // FAIL_CLOSED past maxStale: no fallback either
+      return PickResult.withError(Status.UNAVAILABLE.withDescription(refused.get().getMessage()));
     }
     EndpointState e = fallback(avoid);
     return picked(e, results.get(e.key()), attempt);

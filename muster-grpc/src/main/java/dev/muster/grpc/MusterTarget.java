@@ -1,24 +1,34 @@
 package dev.muster.grpc;
 
+import dev.muster.Durations;
 import dev.muster.InvalidInputException;
+import dev.muster.balance.StalePolicy;
 import dev.muster.cache.CacheConfig;
+import dev.muster.health.ProbeConfig;
 import dev.muster.registry.Instance;
 import dev.muster.registry.Names;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
- * A parsed {@code muster:///SERVICE?namespace=NS&version=V&zone=Z} target. {@code namespace} and {@code version}
- * choose the registry prefix watched (defaults {@value Instance#DEFAULT_NAMESPACE} and
- * {@value Instance#DEFAULT_VERSION}); {@code zone} is this client's own zone, which the {@code muster} policy
- * prefers. An authority ({@code muster://host/...}) is refused: which etcd to ask is the provider's configuration.
+ * A parsed {@code muster:///SERVICE?namespace=NS&version=V&zone=Z&maxStale=D&stalePolicy=P&probe=SPEC} target.
+ * {@code namespace} and {@code version} choose the registry prefix watched (defaults
+ * {@value Instance#DEFAULT_NAMESPACE} and {@value Instance#DEFAULT_VERSION}); {@code zone} is this client's own zone,
+ * which the {@code muster} policy prefers; {@code maxStale} ({@code 30s}, {@code 500ms}), {@code stalePolicy}
+ * ({@code FAIL_CLOSED}, {@code KEEP_FAILING_ENDPOINTS_OUT}) and {@code probe} ({@code grpc}, {@code grpc:SERVICE},
+ * {@code tcp}, {@code http:/PATH}) go into the policy's config, as {@code muster call}'s flags of those names. An
+ * authority ({@code muster://host/...}) is refused: which etcd to ask is the provider's configuration.
  */
-record MusterTarget(String service, String namespace, String version, String zone) {
-  private static final Set<String> PARAMETERS = Set.of("namespace", "version", "zone");
+record MusterTarget(String service, String namespace, String version, String zone, Duration maxStale,
+    StalePolicy stalePolicy, String probe) {
+  private static final Set<String> PARAMETERS = Set.of("namespace", "version", "zone", "maxStale", "stalePolicy",
+      "probe");
 
   MusterTarget {
     Names.requireValid("service", service);
@@ -26,6 +36,9 @@ record MusterTarget(String service, String namespace, String version, String zon
     Names.requireValid("version", version);
     if (zone != null) {
       Names.requireValid("zone", zone);
+    }
+    if (probe != null) {
+      ProbeConfig.parse(probe); // refused here with what is accepted, not at the first result
     }
   }
 
@@ -46,15 +59,48 @@ record MusterTarget(String service, String namespace, String version, String zon
         String key = decode(eq < 0 ? pair : pair.substring(0, eq));
         String value = eq < 0 ? "" : decode(pair.substring(eq + 1));
         if (!PARAMETERS.contains(key)) {
-          throw new InvalidInputException("target", uri, "unknown parameter " + key + "; use namespace, version, zone");
+          throw new InvalidInputException("target", uri, "unknown parameter " + key + "; use " + new TreeSet<>(PARAMETERS));
         }
         query.put(key, value);
       }
     }
+    String maxStale = query.get("maxStale");
+    String stalePolicy = query.get("stalePolicy");
+    StalePolicy policy;
+    try {
+      policy = stalePolicy == null ? null : StalePolicy.valueOf(stalePolicy.toUpperCase(java.util.Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new InvalidInputException("stalePolicy", stalePolicy, "use FAIL_CLOSED or KEEP_FAILING_ENDPOINTS_OUT");
+    }
     return new MusterTarget(path.substring(1),
         query.getOrDefault("namespace", Instance.DEFAULT_NAMESPACE),
         query.getOrDefault("version", Instance.DEFAULT_VERSION),
-        query.get("zone"));
+        query.get("zone"),
+        maxStale == null ? null : Durations.parse("maxStale", maxStale),
+        policy,
+        query.get("probe"));
+  }
+
+  /**
+   * The {@code muster} policy's config this target proposes: {@code localZone}, {@code maxStale},
+   * {@code stalePolicy}, {@code probe} when given.
+   */
+  Map<String, ?> policyConfig() {
+    Map<String, Object> policy = new java.util.LinkedHashMap<>();
+    if (zone != null) {
+      policy.put("localZone", zone);
+    }
+    if (maxStale != null) {
+      policy.put("maxStale", new java.math.BigDecimal(maxStale.toNanos()).movePointLeft(9).stripTrailingZeros()
+          .toPlainString() + "s");
+    }
+    if (stalePolicy != null) {
+      policy.put("stalePolicy", stalePolicy.name());
+    }
+    if (probe != null) {
+      policy.put("probe", probe);
+    }
+    return policy;
   }
 
   CacheConfig cacheConfig() {

@@ -23,10 +23,27 @@ class MusterConfigTest {
   @Test
   void aTargetNamesTheServiceAndOptionallyNamespaceVersionAndZone() {
     MusterTarget t = MusterTarget.parse(URI.create("muster:///echo?namespace=prod&version=v2&zone=eu-1a"));
-    assertThat(t).isEqualTo(new MusterTarget("echo", "prod", "v2", "eu-1a"));
+    assertThat(t).isEqualTo(new MusterTarget("echo", "prod", "v2", "eu-1a", null, null, null));
     assertThat(MusterTarget.parse(URI.create("muster:///echo")))
-        .isEqualTo(new MusterTarget("echo", "default", "v1", null));
+        .isEqualTo(new MusterTarget("echo", "default", "v1", null, null, null, null));
     assertThat(t.cacheConfig().namespace()).isEqualTo("prod");
+    assertThat(t.policyConfig()).isEqualTo(Map.of("localZone", "eu-1a"));
+  }
+
+  @Test
+  void aTargetCarriesTheStalenessBoundAndTheProbeIntoThePolicysConfig() {
+    MusterTarget t = MusterTarget.parse(URI.create("muster:///echo?maxStale=500ms&stalePolicy=fail_closed"
+        + "&probe=grpc"));
+    assertThat(t.policyConfig()).isEqualTo(Map.of("maxStale", "0.5s", "stalePolicy", "FAIL_CLOSED", "probe",
+        "grpc"));
+    MusterLoadBalancerProvider.Config c = MusterLoadBalancerProvider.parse(t.policyConfig());
+    assertThat(c.balancer().maxStale()).isEqualTo(java.time.Duration.ofMillis(500));
+    assertThat(c.balancer().stalePolicy()).isEqualTo(dev.muster.balance.StalePolicy.FAIL_CLOSED);
+    assertThat(c.probe().kind()).isEqualTo(dev.muster.health.ProbeConfig.Kind.GRPC);
+    assertThatThrownBy(() -> MusterTarget.parse(URI.create("muster:///echo?probe=udp")))
+        .isInstanceOf(InvalidInputException.class).hasMessageContaining("probe");
+    assertThatThrownBy(() -> MusterTarget.parse(URI.create("muster:///echo?stalePolicy=never")))
+        .hasMessageContaining("use FAIL_CLOSED or KEEP_FAILING_ENDPOINTS_OUT");
   }
 
   @Test

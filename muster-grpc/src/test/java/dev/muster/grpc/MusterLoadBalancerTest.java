@@ -63,6 +63,28 @@ class MusterLoadBalancerTest {
   }
 
   @Test
+  void pastMaxStaleWithFailClosedPicksFailWithUnavailableAndTheNextFreshResultLiftsIt() {
+    MusterLoadBalancerProvider.Config config = MusterLoadBalancerProvider.parse(java.util.Map.of("maxStale", "30s"));
+    java.time.Instant since = java.time.Instant.now();
+    List<EquivalentAddressGroup> groups = List.of(MusterNameResolver.group(instance("a", 1001)));
+    lb.acceptResolvedAddresses(ResolvedAddresses.newBuilder().setAddresses(groups).setLoadBalancingPolicyConfig(config)
+        .setAttributes(io.grpc.Attributes.newBuilder().set(MusterAttributes.STALE_SINCE, since).build()).build());
+    helper.ready("a");
+    assertThat(helper.picker.pickSubchannel(args(CallOptions.DEFAULT)).getSubchannel()).isNotNull();
+
+    nanos.addAndGet(java.time.Duration.ofSeconds(30).toNanos()); // no timer needed: the picker is timed to maxStale
+    PickResult refused = helper.picker.pickSubchannel(args(CallOptions.DEFAULT));
+    assertThat(refused.getSubchannel()).as("no fallback to a READY subchannel either").isNull();
+    assertThat(refused.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+    assertThat(refused.getStatus().getDescription()).contains("over maxStale 30 s").contains("FAIL_CLOSED");
+
+    lb.acceptResolvedAddresses(ResolvedAddresses.newBuilder().setAddresses(groups).setLoadBalancingPolicyConfig(config)
+        .build()); // fresh: no STALE_SINCE
+    assertThat(helper.picker.pickSubchannel(args(CallOptions.DEFAULT)).getSubchannel()).isNotNull();
+    lb.shutdown();
+  }
+
+  @Test
   void picksGoOnlyToReadySubchannels() {
     accept(instance("a", 1001), instance("b", 1002), instance("c", 1003));
     helper.ready("b");
@@ -245,7 +267,20 @@ class MusterLoadBalancerTest {
     public SynchronizationContext getSynchronizationContext() {
       return sync;
     }
+
+    /** The maxStale timer's: never due within a test (the picker reaches maxStale by itself). */
+    @Override
+    public java.util.concurrent.ScheduledExecutorService getScheduledExecutorService() {
+      return TIMERS;
+    }
   }
+
+  private static final java.util.concurrent.ScheduledExecutorService TIMERS =
+      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "lb-test-timers");
+        t.setDaemon(true);
+        return t;
+      });
 
   private static final class FakeSubchannel {
     final EquivalentAddressGroup group;
