@@ -30,6 +30,9 @@ final class ConsoleCommand implements Callable<Integer> {
   @Mixin
   EtcdOptions etcd;
 
+  @Mixin
+  TrustKeyOptions trust;
+
   @Option(names = "--listen", paramLabel = "IP:PORT", defaultValue = "127.0.0.1:8080",
       description = "Address of the web server; an IP literal, port 0 picks a free one (default ${DEFAULT-VALUE}).")
   String listen;
@@ -53,7 +56,7 @@ final class ConsoleCommand implements Callable<Integer> {
     ConsoleConfig config;
     try {
       config = ConsoleConfig.builder().listen(HostPort.listenAddress(listen, "8080")).namespaces(namespaces)
-          .allowDrain(allowDrain).quota(quota).build();
+          .allowDrain(allowDrain).quota(quota).trustedKeys(trust.keys()).build();
     } catch (MusterException e) {
       throw new Errors.UsageException(e.getMessage());
     }

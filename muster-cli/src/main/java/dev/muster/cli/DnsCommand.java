@@ -30,6 +30,9 @@ final class DnsCommand implements Callable<Integer> {
   @Mixin
   EtcdOptions etcd;
 
+  @Mixin
+  TrustKeyOptions trust;
+
   @Option(names = "--listen", paramLabel = "IP:PORT", defaultValue = "127.0.0.1:8053",
       description = "Address for both UDP and TCP; an IP literal, port 0 picks a free one (default ${DEFAULT-VALUE}).")
   String listen;
@@ -100,7 +103,7 @@ final class DnsCommand implements Callable<Integer> {
     DnsConfig config = DnsConfig.builder().listen(HostPort.listenAddress(listen, "8053")).domain(domain)
         .namespaces(namespaces).ttl(ttl).staleTtl(staleTtl).zone(zone).rateLimit(rateLimit, rateBurst).slip(slip).udpThreads(udpThreads)
         .maxTcpConnections(maxTcpConnections).tcpIdleTimeout(tcpIdleTimeout).servicesRefresh(servicesRefresh)
-        .maxUdpPayload(maxUdpPayload).build();
+        .maxUdpPayload(maxUdpPayload).trustedKeys(trust.keys()).build();
     EtcdRegistry registry = EtcdRegistry.connect(etcd.etcdConfig());
     DnsGateway gateway;
     try {

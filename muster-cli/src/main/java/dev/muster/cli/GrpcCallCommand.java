@@ -72,6 +72,24 @@ final class GrpcCallCommand implements Callable<Integer> {
   @Mixin
   CallLoop loop;
 
+  @Mixin
+  TrustKeyOptions trust;
+
+  @Option(names = "--max-stale", paramLabel = "D", converter = DurationConverter.class,
+      description = "With --policy muster: while etcd is unreachable, pick from the last set for at most this long,"
+          + " then apply --stale-policy (default: for the whole outage).")
+  Duration maxStale;
+
+  @Option(names = "--stale-policy", paramLabel = "P",
+      description = "After --max-stale: FAIL_CLOSED (calls fail UNAVAILABLE) or KEEP_FAILING_ENDPOINTS_OUT"
+          + " (default FAIL_CLOSED).")
+  String stalePolicy;
+
+  @Option(names = "--probe", paramLabel = "SPEC",
+      description = "With --policy muster: probe each instance actively: grpc, grpc:SERVICE, tcp or http:/PATH;"
+          + " one that fails is not picked (default: no probes).")
+  String probe;
+
   @Option(names = "--delay", paramLabel = "D", defaultValue = "0ms", converter = DurationConverter.class,
       description = "Ask the server to wait this long before answering Say; with --stream, between messages"
           + " (default ${DEFAULT-VALUE}).")
@@ -128,12 +146,36 @@ final class GrpcCallCommand implements Callable<Integer> {
     if (stream && messages < 1) {
       throw new Errors.UsageException("--messages is " + messages + ": use 1 or more");
     }
+    Policy chosen = null;
     for (Policy p : Policy.values()) {
       if (p.grpcName().equals(policy.toLowerCase(Locale.ROOT))) {
-        return p;
+        chosen = p;
       }
     }
-    throw new Errors.UsageException("--policy is " + policy + ": use muster, round_robin or pick_first");
+    if (chosen == null) {
+      throw new Errors.UsageException("--policy is " + policy + ": use muster, round_robin or pick_first");
+    }
+    if (chosen != Policy.MUSTER && (maxStale != null || stalePolicy != null || probe != null)) {
+      throw new Errors.UsageException("--max-stale, --stale-policy and --probe are the muster policy's: drop them"
+          + " or use --policy muster");
+    }
+    if (maxStale != null && (maxStale.isZero() || maxStale.isNegative())) {
+      throw new Errors.UsageException("--max-stale is " + maxStale + ": use a positive duration such as 30s");
+    }
+    if (stalePolicy != null && !List.of("FAIL_CLOSED", "KEEP_FAILING_ENDPOINTS_OUT")
+        .contains(stalePolicy.toUpperCase(Locale.ROOT))) {
+      throw new Errors.UsageException("--stale-policy is " + stalePolicy + ": use FAIL_CLOSED or"
+          + " KEEP_FAILING_ENDPOINTS_OUT");
+    }
+    if (probe != null) {
+      try {
+        dev.muster.health.ProbeConfig.parse(probe);
+      } catch (dev.muster.InvalidInputException e) {
+        throw new Errors.UsageException("--probe " + probe + ": " + e.getMessage());
+      }
+    }
+    trust.keys(); // a bad key file exits 2 here
+    return chosen;
   }
 
   /** What one call ended with; {@code servedBy} the distinct instances that answered, in order. */
@@ -187,11 +229,25 @@ final class GrpcCallCommand implements Callable<Integer> {
    * policies the channel ignores the resolver's service config, else {@code round_robin} and {@code pick_first}
    * would silently be {@code muster} too.
    */
+  /** {@code muster:///SERVICE?namespace=NS}, with the staleness bound and the probe as target parameters. */
+  String target() {
+    StringBuilder t = new StringBuilder("muster:///").append(service).append("?namespace=").append(common.namespace);
+    if (maxStale != null) {
+      t.append("&maxStale=").append(maxStale.toMillis()).append("ms");
+    }
+    if (stalePolicy != null) {
+      t.append("&stalePolicy=").append(stalePolicy);
+    }
+    if (probe != null) {
+      t.append("&probe=").append(java.net.URLEncoder.encode(probe, java.nio.charset.StandardCharsets.UTF_8));
+    }
+    return t.toString();
+  }
+
   @SuppressWarnings("deprecation") // nameResolverFactory: the one public way to give one channel its own resolver
   ManagedChannel channel(EtcdRegistry registry, Policy balancing) {
-    ManagedChannelBuilder<?> builder = ManagedChannelBuilder.forTarget("muster:///" + service + "?namespace="
-            + common.namespace)
-        .nameResolverFactory(MusterNameResolverProvider.of(registry))
+    ManagedChannelBuilder<?> builder = ManagedChannelBuilder.forTarget(target())
+        .nameResolverFactory(MusterNameResolverProvider.of(registry, trust.keys()))
         .defaultLoadBalancingPolicy(balancing.grpcName())
         .usePlaintext();
     if (balancing != Policy.MUSTER) {

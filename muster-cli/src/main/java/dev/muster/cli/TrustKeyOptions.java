@@ -8,7 +8,8 @@ import java.util.List;
 import picocli.CommandLine.Option;
 
 /**
- * {@code --trust-key FILE}, repeatable, for the commands that run an endpoint cache ({@code watch}, {@code call}):
+ * {@code --trust-key FILE}, repeatable, for the commands that run an endpoint cache ({@code watch}, {@code call},
+ * {@code grpc call}, {@code dns}, {@code console}):
  * serve only records signed by one of these keys. A picocli mixin; confined to the thread that runs the command.
  */
 final class TrustKeyOptions {
@@ -29,6 +30,11 @@ final class TrustKeyOptions {
     if (files.isEmpty()) {
       return TrustedKeys.NONE;
     }
-    return TrustedKeys.builder().service(namespace, service, files.stream().map(TrustedKey::read).toList()).build();
+    return TrustedKeys.builder().service(namespace, service, keys()).build();
+  }
+
+  /** The keys read from the files (none without the flag); a bad file is an InvalidInputException (exit 2). */
+  List<TrustedKey> keys() {
+    return files.stream().map(TrustedKey::read).toList();
   }
 }

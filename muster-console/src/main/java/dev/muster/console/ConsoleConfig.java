@@ -2,6 +2,7 @@ package dev.muster.console;
 
 import dev.muster.InvalidInputException;
 import dev.muster.registry.Names;
+import dev.muster.sign.TrustedKey;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -26,15 +27,19 @@ import java.util.Objects;
  *     page is viewed; 3 s
  * @param eventCapacity how many events the console keeps (the oldest go first); 500
  * @param maxClients event streams served at once; more get 503; 32
+ * @param trustedKeys show only records signed by one of these keys (for their service): an unsigned or forged record
+ *     is excluded by the service's cache, counted, and never shown; none (the default): records are not checked
  */
 public record ConsoleConfig(InetSocketAddress listen, List<String> namespaces, boolean allowDrain, long quota,
-    Duration directoryRefresh, Duration leaseRefresh, Duration clusterRefresh, int eventCapacity, int maxClients) {
+    Duration directoryRefresh, Duration leaseRefresh, Duration clusterRefresh, int eventCapacity, int maxClients,
+    List<TrustedKey> trustedKeys) {
   /** etcd's default backend quota, 2 GiB. */
   public static final long DEFAULT_QUOTA = 2L * 1024 * 1024 * 1024;
 
   public ConsoleConfig {
     Objects.requireNonNull(listen, "listen");
     namespaces = List.copyOf(namespaces);
+    trustedKeys = trustedKeys == null ? List.of() : List.copyOf(trustedKeys);
     for (String ns : namespaces) {
       Names.requireValid("namespace", ns);
     }
@@ -68,6 +73,7 @@ public record ConsoleConfig(InetSocketAddress listen, List<String> namespaces, b
     b.clusterRefresh = clusterRefresh;
     b.eventCapacity = eventCapacity;
     b.maxClients = maxClients;
+    b.trustedKeys = trustedKeys;
     return b;
   }
 
@@ -95,6 +101,7 @@ public record ConsoleConfig(InetSocketAddress listen, List<String> namespaces, b
     private Duration clusterRefresh = Duration.ofSeconds(3);
     private int eventCapacity = 500;
     private int maxClients = 32;
+    private List<TrustedKey> trustedKeys = List.of();
 
     private Builder() {}
 
@@ -143,6 +150,12 @@ public record ConsoleConfig(InetSocketAddress listen, List<String> namespaces, b
       return this;
     }
 
+    /** Show only records signed by one of {@code keys} (none: not checked). */
+    public Builder trustedKeys(List<TrustedKey> keys) {
+      this.trustedKeys = keys;
+      return this;
+    }
+
     public ConsoleConfig build() {
       if (listen == null) {
         throw new InvalidInputException("listen", "null", "give an address such as 127.0.0.1:8080");
@@ -154,7 +167,7 @@ public record ConsoleConfig(InetSocketAddress listen, List<String> namespaces, b
         throw new InvalidInputException("namespaces", "null", "give an empty list for every namespace");
       }
       return new ConsoleConfig(listen, namespaces, allowDrain, quota, directoryRefresh, leaseRefresh, clusterRefresh,
-          eventCapacity, maxClients);
+          eventCapacity, maxClients, trustedKeys);
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.muster.dns;
 
 import dev.muster.InvalidInputException;
 import dev.muster.registry.Names;
+import dev.muster.sign.TrustedKey;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -33,6 +34,9 @@ import java.util.Objects;
  *     known service come from its cache at once (default 5 min, at least 1 s)
  * @param maxUdpPayload the largest UDP reply, whatever a query's EDNS0 payload size asks (default 1232, the DNS
  *     flag day value); a query without EDNS0 gets at most 512
+ * @param trustedKeys answer only with records signed by one of these keys (for their service): an unsigned, forged
+ *     or otherwise signed record is excluded by the service's cache and never answered (default none: records are
+ *     not checked)
  */
 public record DnsConfig(
     InetSocketAddress listen,
@@ -48,13 +52,15 @@ public record DnsConfig(
     int maxTcpConnections,
     Duration tcpIdleTimeout,
     Duration servicesRefresh,
-    int maxUdpPayload) {
+    int maxUdpPayload,
+    List<TrustedKey> trustedKeys) {
 
   /** The longest TTL accepted: a day (longer would defeat a registry's point). */
   public static final Duration MAX_TTL = Duration.ofDays(1);
 
   public DnsConfig {
     Objects.requireNonNull(listen, "listen");
+    trustedKeys = trustedKeys == null ? List.of() : List.copyOf(trustedKeys);
     domain = normalizeDomain(domain);
     if (namespaces == null || namespaces.isEmpty()) {
       throw new InvalidInputException("namespaces", namespaces, "serve at least one namespace");
@@ -105,6 +111,7 @@ public record DnsConfig(
     b.tcpIdleTimeout = tcpIdleTimeout;
     b.servicesRefresh = servicesRefresh;
     b.maxUdpPayload = maxUdpPayload;
+    b.trustedKeys = trustedKeys;
     return b;
   }
 
@@ -164,6 +171,7 @@ public record DnsConfig(
     private Duration tcpIdleTimeout = Duration.ofSeconds(10);
     private Duration servicesRefresh = dev.muster.etcd.ServiceDirectory.DEFAULT_RELIST;
     private int maxUdpPayload = 1232;
+    private List<TrustedKey> trustedKeys = List.of();
 
     private Builder() {}
 
@@ -234,9 +242,15 @@ public record DnsConfig(
       return this;
     }
 
+    /** Answer only with records signed by one of {@code keys} (none: not checked). */
+    public Builder trustedKeys(List<TrustedKey> keys) {
+      this.trustedKeys = keys;
+      return this;
+    }
+
     public DnsConfig build() {
       return new DnsConfig(listen, domain, namespaces, ttl, staleTtl, zone, rateLimit, rateBurst, slip, udpThreads,
-          maxTcpConnections, tcpIdleTimeout, servicesRefresh, maxUdpPayload);
+          maxTcpConnections, tcpIdleTimeout, servicesRefresh, maxUdpPayload, trustedKeys);
     }
   }
 }

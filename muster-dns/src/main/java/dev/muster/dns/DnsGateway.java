@@ -171,7 +171,7 @@ public final class DnsGateway implements AutoCloseable {
   private void begin(Duration firstSetTimeout) {
     long deadline = System.nanoTime() + firstSetTimeout.toNanos();
     directory = ServiceDirectory.builder(registry, feeds).namespaces(config.namespaces())
-        .relistInterval(config.servicesRefresh()).start();
+        .trustedKeys(config.trustedKeys()).relistInterval(config.servicesRefresh()).start();
     if (!directory.awaitListed(firstSetTimeout)) {
       log.warn("the services of {} could not be read within {} ms; serving what is known, and retrying",
           config.namespaces(), firstSetTimeout.toMillis());

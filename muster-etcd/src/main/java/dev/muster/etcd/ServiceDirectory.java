@@ -9,6 +9,8 @@ import dev.muster.etcd.internal.EtcdConnection;
 import dev.muster.etcd.internal.EtcdListings;
 import dev.muster.internal.Backoff;
 import dev.muster.registry.Names;
+import dev.muster.sign.TrustedKey;
+import dev.muster.sign.TrustedKeys;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.Watch;
@@ -119,6 +121,7 @@ public final class ServiceDirectory implements AutoCloseable {
   private final EtcdConnection connection;
   private final List<String> namespacesAsked; // empty: every namespace
   private final UnaryOperator<CacheConfig.Builder> configure;
+  private final List<TrustedKey> trusted;
   private final Listener listener;
   private final Duration relistInterval;
   private final Clock clock;
@@ -148,6 +151,7 @@ public final class ServiceDirectory implements AutoCloseable {
     this.connection = registry.connection();
     this.namespacesAsked = List.copyOf(b.namespaces);
     this.configure = b.configure;
+    this.trusted = b.trusted;
     this.listener = b.listener;
     this.relistInterval = b.relistInterval;
     this.clock = b.clock;
@@ -381,7 +385,11 @@ public final class ServiceDirectory implements AutoCloseable {
       if (!open.containsKey(s)) {
         EndpointListener[] l = new EndpointListener[1];
         call(() -> l[0] = listener.added(s));
-        CacheConfig config = configure.apply(CacheConfig.builder(s.service()).namespace(s.namespace())).build();
+        CacheConfig.Builder cb = CacheConfig.builder(s.service()).namespace(s.namespace());
+        if (!trusted.isEmpty()) {
+          cb.trustedKeys(TrustedKeys.builder().service(s.namespace(), s.service(), trusted).build());
+        }
+        CacheConfig config = configure.apply(cb).build();
         open.put(s, l[0] == null ? registry.open(config) : registry.open(config, l[0]));
         log.info("watching service {}", s.path());
         changed = true;
@@ -469,6 +477,7 @@ public final class ServiceDirectory implements AutoCloseable {
     private final Listener listener;
     private List<String> namespaces = List.of();
     private UnaryOperator<CacheConfig.Builder> configure = b -> b;
+    private List<TrustedKey> trusted = List.of();
     private Duration relistInterval = DEFAULT_RELIST;
     private Clock clock = Clock.systemUTC();
 
@@ -491,6 +500,15 @@ public final class ServiceDirectory implements AutoCloseable {
      */
     public Builder cache(UnaryOperator<CacheConfig.Builder> configure) {
       this.configure = Objects.requireNonNull(configure, "configure");
+      return this;
+    }
+
+    /**
+     * Every service's cache serves only records signed by one of {@code keys} (none, the default: not checked): an
+     * unsigned or forged record never reaches the listener.
+     */
+    public Builder trustedKeys(List<TrustedKey> keys) {
+      this.trusted = List.copyOf(keys);
       return this;
     }
 

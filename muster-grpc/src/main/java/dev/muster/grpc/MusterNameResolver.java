@@ -82,7 +82,7 @@ final class MusterNameResolver extends NameResolver {
     }
     this.listener = listener;
     try {
-      cache = lease.registry().open(target.cacheConfig(), new ToSyncContext());
+      cache = lease.registry().open(target.cacheConfig(lease.trusted()), new ToSyncContext());
     } catch (RuntimeException e) {
       listener.onError(Status.UNAVAILABLE.withDescription("muster:///" + target.service()
           + ": could not watch the registry: " + e.getMessage()).withCause(e));

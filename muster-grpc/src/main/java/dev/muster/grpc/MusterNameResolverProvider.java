@@ -3,6 +3,7 @@ package dev.muster.grpc;
 import dev.muster.InvalidInputException;
 import dev.muster.etcd.EtcdConfig;
 import dev.muster.etcd.EtcdRegistry;
+import dev.muster.sign.TrustedKey;
 import io.grpc.NameResolver;
 import io.grpc.NameResolverProvider;
 import java.net.InetSocketAddress;
@@ -23,7 +24,9 @@ import java.util.function.UnaryOperator;
  * {@code META-INF/services/io.grpc.NameResolverProvider}), so {@code ManagedChannelBuilder.forTarget("muster:///echo")}
  * just works; it connects to etcd on first use with the command line's settings, read from the environment:
  * {@code MUSTER_ENDPOINTS} (default {@value EtcdConfig#DEFAULT_ENDPOINT}), {@code MUSTER_CACERT}, {@code MUSTER_CERT},
- * {@code MUSTER_KEY}, {@code MUSTER_AUTHORITY}, and {@code MUSTER_USER} with {@code MUSTER_PASSWORD_FILE}. That
+ * {@code MUSTER_KEY}, {@code MUSTER_AUTHORITY}, {@code MUSTER_USER} with {@code MUSTER_PASSWORD_FILE}, and
+ * {@code MUSTER_TRUST_KEYS} (comma-separated Ed25519 public key files, as {@code --trust-key}: only records signed by
+ * one of them are resolved; a forged or unsigned record never reaches a channel). That
  * connection is shared by its channels and closed when the last of their resolvers shuts down. Code that holds an
  * {@link EtcdRegistry} uses {@link #of(EtcdRegistry)} instead (register it in a {@code NameResolverRegistry}, or
  * pass it to {@code ManagedChannelBuilder.nameResolverFactory}); that registry stays the caller's to close.
@@ -54,8 +57,33 @@ public final class MusterNameResolverProvider extends NameResolverProvider {
    * {@code NameResolverRegistry} makes it the one used for {@code muster:} targets.
    */
   public static MusterNameResolverProvider of(EtcdRegistry registry) {
+    return of(registry, List.of());
+  }
+
+  /**
+   * As {@link #of(EtcdRegistry)}, resolving only records signed by one of {@code trusted} (for each target's
+   * namespace and service): a record that is unsigned, forged or signed by another key is excluded by the cache and
+   * counted in its {@code unverifiedCount()}, as with {@code muster call --trust-key}.
+   */
+  public static MusterNameResolverProvider of(EtcdRegistry registry, List<TrustedKey> trusted) {
     Objects.requireNonNull(registry, "registry");
-    return new MusterNameResolverProvider(() -> new RegistryLease(registry, () -> { }), 6);
+    List<TrustedKey> keys = List.copyOf(trusted);
+    return new MusterNameResolverProvider(() -> new RegistryLease(registry, keys, () -> { }), 6);
+  }
+
+  /** The keys {@code MUSTER_TRUST_KEYS} names (comma-separated files), none when unset; throws for a bad file. */
+  public static List<TrustedKey> trustedKeysFromEnvironment(UnaryOperator<String> env) {
+    String files = blankToNull(env.apply("MUSTER_TRUST_KEYS"));
+    if (files == null) {
+      return List.of();
+    }
+    List<TrustedKey> keys = new java.util.ArrayList<>();
+    for (String f : files.split(",")) {
+      if (!f.isBlank()) {
+        keys.add(TrustedKey.read(Path.of(f.trim())));
+      }
+    }
+    return List.copyOf(keys);
   }
 
   /**
@@ -147,15 +175,22 @@ public final class MusterNameResolverProvider extends NameResolverProvider {
   /** A resolver's hold on a registry; {@link #release()} once, when the resolver shuts down. */
   static final class RegistryLease {
     private final EtcdRegistry registry;
+    private final List<TrustedKey> trusted;
     private final Runnable onRelease;
 
-    RegistryLease(EtcdRegistry registry, Runnable onRelease) {
+    RegistryLease(EtcdRegistry registry, List<TrustedKey> trusted, Runnable onRelease) {
       this.registry = registry;
+      this.trusted = trusted;
       this.onRelease = onRelease;
     }
 
     EtcdRegistry registry() {
       return registry;
+    }
+
+    /** The keys a target's records must be signed by (none: not checked). */
+    List<TrustedKey> trusted() {
+      return trusted;
     }
 
     void release() {
@@ -171,6 +206,7 @@ public final class MusterNameResolverProvider extends NameResolverProvider {
   private static final class FromEnvironment implements Registries {
     private final UnaryOperator<String> env;
     private EtcdRegistry registry; // guarded by this
+    private List<TrustedKey> trusted; // guarded by this
     private int holders; // guarded by this
 
     FromEnvironment(UnaryOperator<String> env) {
@@ -180,11 +216,12 @@ public final class MusterNameResolverProvider extends NameResolverProvider {
     @Override
     public synchronized RegistryLease acquire() {
       if (registry == null) {
+        trusted = trustedKeysFromEnvironment(env); // a bad key file fails here, before connecting
         registry = EtcdRegistry.connect(etcdConfigFromEnvironment(env)); // returns at once; connects on first use
       }
       holders++;
       EtcdRegistry held = registry;
-      return new RegistryLease(held, () -> release(held));
+      return new RegistryLease(held, trusted, () -> release(held));
     }
 
     private void release(EtcdRegistry held) {

@@ -7,11 +7,14 @@ import dev.muster.cache.CacheConfig;
 import dev.muster.health.ProbeConfig;
 import dev.muster.registry.Instance;
 import dev.muster.registry.Names;
+import dev.muster.sign.TrustedKey;
+import dev.muster.sign.TrustedKeys;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -104,7 +107,16 @@ record MusterTarget(String service, String namespace, String version, String zon
   }
 
   CacheConfig cacheConfig() {
-    return CacheConfig.builder(service).namespace(namespace).version(version).build();
+    return cacheConfig(List.of());
+  }
+
+  /** The cache of this target, serving only records signed by one of {@code trusted} (none: not checked). */
+  CacheConfig cacheConfig(List<TrustedKey> trusted) {
+    CacheConfig.Builder b = CacheConfig.builder(service).namespace(namespace).version(version);
+    if (!trusted.isEmpty()) {
+      b.trustedKeys(TrustedKeys.builder().service(namespace, service, trusted).build());
+    }
+    return b.build();
   }
 
   private static String decode(String s) {

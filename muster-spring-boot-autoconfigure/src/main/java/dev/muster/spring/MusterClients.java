@@ -5,6 +5,8 @@ import dev.muster.balance.BalancerConfig;
 import dev.muster.cache.CacheConfig;
 import dev.muster.client.MusterClient;
 import dev.muster.etcd.EtcdRegistry;
+import dev.muster.sign.TrustedKey;
+import dev.muster.sign.TrustedKeys;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -83,6 +85,10 @@ public final class MusterClients implements AutoCloseable {
     String zone = d.zone() != null ? d.zone() : properties.instance().zone();
     MusterProperties.LoadBalancer lb = properties.loadbalancer();
     CacheConfig.Builder cache = CacheConfig.builder(service).namespace(properties.namespace()).version(d.version());
+    if (!d.trustKeys().isEmpty()) {
+      cache.trustedKeys(TrustedKeys.builder().service(properties.namespace(), service,
+          d.trustKeys().stream().map(TrustedKey::read).toList()).build());
+    }
     MusterClient.Builder b = MusterClient.builder(registry).service(service)
         .cache(cache.build())
         .balancer(BalancerConfig.defaults().toBuilder().localZone(zone).healthyPanicThreshold(lb.panicThreshold())

@@ -6,10 +6,13 @@ import org.springframework.cloud.client.ServiceInstance;
 import org.springframework.cloud.client.discovery.DiscoveryClient;
 
 /**
- * Spring Cloud's {@link DiscoveryClient} on Muster's caches: {@link #getInstances} reads the service's live set
- * (a watch keeps it equal to etcd's; the first call starts it and waits up to
- * {@code muster.discovery.first-set-timeout}); {@code DRAINING} instances are listed, marked in their metadata
- * ({@code muster.state}). {@link #getServices} reads the namespace from etcd. Thread-safe.
+ * Spring Cloud's {@link DiscoveryClient} on Muster's caches: {@link #getInstances} lists what Muster's balancer of
+ * the service may pick now ({@link dev.muster.balance.Balancer#eligible()}, the same policy as every Muster
+ * consumer, issue 34): {@code UP} instances only (not {@code STARTING}, not {@code DRAINING}), records that verified
+ * when {@code muster.discovery.trust-keys} is set, none failing their probe or ejected (unless all are: panic), and
+ * none at all while etcd has been unreachable past {@code muster.discovery.max-stale} with {@code FAIL_CLOSED}. A
+ * watch keeps the set equal to etcd's; the first call starts it and waits up to
+ * {@code muster.discovery.first-set-timeout}. {@link #getServices} reads the namespace from etcd. Thread-safe.
  */
 public final class MusterDiscoveryClient implements DiscoveryClient {
   private final MusterClients clients;
@@ -31,8 +34,8 @@ public final class MusterDiscoveryClient implements DiscoveryClient {
   static List<ServiceInstance> instances(MusterClients clients, String serviceId) {
     MusterClient client = clients.client(serviceId);
     client.awaitReady(client.firstSetTimeout());
-    return client.cache().current().instances().stream()
-        .<ServiceInstance>map(MusterServiceInstance::new).toList();
+    return client.balancer().eligible().stream()
+        .<ServiceInstance>map(e -> new MusterServiceInstance(e.instance())).toList();
   }
 
   @Override

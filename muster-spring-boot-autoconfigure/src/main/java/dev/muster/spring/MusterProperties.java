@@ -61,6 +61,8 @@ public record MusterProperties(
    * @param ttl the lease TTL (at least 2 s)
    * @param keepalive the keepalive interval (below a third of the TTL)
    * @param drain how long DRAINING is published before the web server stops taking requests
+   * @param signKey an Ed25519 private key file (PEM, from {@code muster keygen}) to sign the instance's record with,
+   *     so consumers that trust its public key can tell it from a forged one; unset: unsigned
    */
   public record Instance(
       String id,
@@ -73,7 +75,8 @@ public record MusterProperties(
       Map<String, String> metadata,
       @DefaultValue("10s") Duration ttl,
       @DefaultValue("3s") Duration keepalive,
-      @DefaultValue("5s") Duration drain) {
+      @DefaultValue("5s") Duration drain,
+      java.nio.file.Path signKey) {
 
     public Instance {
       tags = tags == null ? List.of() : List.copyOf(tags);
@@ -122,11 +125,19 @@ public record MusterProperties(
    *     {@code stalePolicy}; unset: for the whole outage
    * @param stalePolicy after {@code maxStale}: {@code FAIL_CLOSED} (no new picks) or
    *     {@code KEEP_FAILING_ENDPOINTS_OUT} (only instances with a recent success)
+   * @param trustKeys Ed25519 public key files (PEM): serve only instance records signed by one of them; an unsigned
+   *     or forged record is excluded, counted, and never picked nor listed; unset: records are not checked
    */
   public record Discovery(
       @DefaultValue("v1") String version,
       String zone,
       @DefaultValue("10s") Duration firstSetTimeout,
       Duration maxStale,
-      @DefaultValue("FAIL_CLOSED") dev.muster.balance.StalePolicy stalePolicy) {}
+      @DefaultValue("FAIL_CLOSED") dev.muster.balance.StalePolicy stalePolicy,
+      List<java.nio.file.Path> trustKeys) {
+
+    public Discovery {
+      trustKeys = trustKeys == null ? List.of() : List.copyOf(trustKeys);
+    }
+  }
 }

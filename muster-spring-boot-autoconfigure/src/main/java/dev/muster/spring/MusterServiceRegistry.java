@@ -5,6 +5,7 @@ import dev.muster.registry.InstanceState;
 import dev.muster.registry.RegistrarConfig;
 import dev.muster.registry.Registration;
 import dev.muster.registry.RegistrationState;
+import dev.muster.sign.SigningKey;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
@@ -50,9 +51,12 @@ public final class MusterServiceRegistry implements ServiceRegistry<MusterRegist
     if (r.instance() == null) {
       throw new IllegalStateException(r + " has no port yet: register it after the web server started");
     }
-    RegistrarConfig config = RegistrarConfig.defaults().toBuilder().ttl(settings.ttl())
-        .keepaliveInterval(settings.keepalive()).drain(settings.drain()).shutdownHook(false).build();
-    Registration done = registry.register(r.instance(), config, event -> log.info("muster: {}", event));
+    RegistrarConfig.Builder config = RegistrarConfig.defaults().toBuilder().ttl(settings.ttl())
+        .keepaliveInterval(settings.keepalive()).drain(settings.drain()).shutdownHook(false);
+    if (settings.signKey() != null) {
+      config.signingKey(SigningKey.read(settings.signKey()));
+    }
+    Registration done = registry.register(r.instance(), config.build(), event -> log.info("muster: {}", event));
     boolean stopping;
     synchronized (this) {
       stopping = deregistered; // stopped while registering (a registration on its own thread)

@@ -56,8 +56,7 @@ public final class ConsoleRuntime implements AutoCloseable {
     EventRing ring = new EventRing(config.eventCapacity(), clock);
     ScheduledExecutorService pumpThread = Executors.newSingleThreadScheduledExecutor(one("muster-console-pump"));
     Pump[] pumpRef = new Pump[1];
-    ConsoleServices directory = new ConsoleServices(registry, config.namespaces(), config.directoryRefresh(), ring,
-        () -> wake(pumpRef));
+    ConsoleServices directory = new ConsoleServices(registry, config, ring, () -> wake(pumpRef));
     EtcdReader reader = new EtcdReader(etcd, registry.config().layout(), config.leaseRefresh(),
         config.clusterRefresh(), clock);
     Pump pump = new Pump(directory, ring, reader, config.quota(), clock, pumpThread);

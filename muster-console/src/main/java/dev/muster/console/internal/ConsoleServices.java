@@ -2,6 +2,7 @@ package dev.muster.console.internal;
 
 import dev.muster.MusterException;
 import dev.muster.cache.EndpointCache;
+import dev.muster.console.ConsoleConfig;
 import dev.muster.cache.EndpointDelta;
 import dev.muster.cache.EndpointListener;
 import dev.muster.cache.EndpointSet;
@@ -43,10 +44,11 @@ final class ConsoleServices implements ServiceDirectory.Listener, AutoCloseable 
   private volatile Instant listingFailedSince;
   private volatile String listingProblem;
 
-  ConsoleServices(EtcdRegistry registry, List<String> namespaces, Duration relist, EventRing ring, Runnable wake) {
+  ConsoleServices(EtcdRegistry registry, ConsoleConfig config, EventRing ring, Runnable wake) {
     this.ring = ring;
     this.wake = wake;
-    this.directory = ServiceDirectory.builder(registry, this).namespaces(namespaces).relistInterval(relist).start();
+    this.directory = ServiceDirectory.builder(registry, this).namespaces(config.namespaces())
+        .trustedKeys(config.trustedKeys()).relistInterval(config.directoryRefresh()).start();
   }
 
   @Override
