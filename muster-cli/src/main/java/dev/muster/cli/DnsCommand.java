@@ -93,6 +93,11 @@ final class DnsCommand implements Callable<Integer> {
       description = "Largest UDP reply whatever EDNS0 asks; 512 without EDNS0 (default ${DEFAULT-VALUE}).")
   int maxUdpPayload;
 
+  @Option(names = "--max-stale", paramLabel = "D", converter = DurationConverter.class,
+      description = "While etcd is unreachable, answer a service's names from its last set for at most this long,"
+          + " then SERVFAIL until etcd answers (default: for the whole outage).")
+  Duration maxStale;
+
   @Option(names = "--start-timeout", paramLabel = "D", defaultValue = "10s", converter = DurationConverter.class,
       description = "Wait this long for the caches' first sets before serving what is known (default"
           + " ${DEFAULT-VALUE}).")
@@ -103,7 +108,7 @@ final class DnsCommand implements Callable<Integer> {
     DnsConfig config = DnsConfig.builder().listen(HostPort.listenAddress(listen, "8053")).domain(domain)
         .namespaces(namespaces).ttl(ttl).staleTtl(staleTtl).zone(zone).rateLimit(rateLimit, rateBurst).slip(slip).udpThreads(udpThreads)
         .maxTcpConnections(maxTcpConnections).tcpIdleTimeout(tcpIdleTimeout).servicesRefresh(servicesRefresh)
-        .maxUdpPayload(maxUdpPayload).trustedKeys(trust.keys()).build();
+        .maxUdpPayload(maxUdpPayload).maxStale(maxStale).trustedKeys(trust.keys()).build();
     EtcdRegistry registry = EtcdRegistry.connect(etcd.etcdConfig());
     DnsGateway gateway;
     try {

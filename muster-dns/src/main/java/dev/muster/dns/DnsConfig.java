@@ -34,6 +34,9 @@ import java.util.Objects;
  *     known service come from its cache at once (default 5 min, at least 1 s)
  * @param maxUdpPayload the largest UDP reply, whatever a query's EDNS0 payload size asks (default 1232, the DNS
  *     flag day value); a query without EDNS0 gets at most 512
+ * @param maxStale bounded staleness: while a service's cache is stale (etcd unreachable), its names are answered
+ *     from the last set for at most this long, then with SERVFAIL until etcd answers (FAIL_CLOSED; the gateway cannot
+ *     keep failing endpoints out: it sees no calls); null answers for the whole outage (default null)
  * @param trustedKeys answer only with records signed by one of these keys (for their service): an unsigned, forged
  *     or otherwise signed record is excluded by the service's cache and never answered (default none: records are
  *     not checked)
@@ -53,6 +56,7 @@ public record DnsConfig(
     Duration tcpIdleTimeout,
     Duration servicesRefresh,
     int maxUdpPayload,
+    Duration maxStale,
     List<TrustedKey> trustedKeys) {
 
   /** The longest TTL accepted: a day (longer would defeat a registry's point). */
@@ -61,6 +65,10 @@ public record DnsConfig(
   public DnsConfig {
     Objects.requireNonNull(listen, "listen");
     trustedKeys = trustedKeys == null ? List.of() : List.copyOf(trustedKeys);
+    if (maxStale != null && (maxStale.isZero() || maxStale.isNegative())) {
+      throw new InvalidInputException("maxStale", maxStale, "use a positive duration such as 30s, or none to answer"
+          + " for the whole outage");
+    }
     domain = normalizeDomain(domain);
     if (namespaces == null || namespaces.isEmpty()) {
       throw new InvalidInputException("namespaces", namespaces, "serve at least one namespace");
@@ -112,6 +120,7 @@ public record DnsConfig(
     b.servicesRefresh = servicesRefresh;
     b.maxUdpPayload = maxUdpPayload;
     b.trustedKeys = trustedKeys;
+    b.maxStale = maxStale;
     return b;
   }
 
@@ -172,6 +181,7 @@ public record DnsConfig(
     private Duration servicesRefresh = dev.muster.etcd.ServiceDirectory.DEFAULT_RELIST;
     private int maxUdpPayload = 1232;
     private List<TrustedKey> trustedKeys = List.of();
+    private Duration maxStale;
 
     private Builder() {}
 
@@ -242,6 +252,12 @@ public record DnsConfig(
       return this;
     }
 
+    /** Past {@code maxStale} of a service's cache being stale, its names answer SERVFAIL (null: never). */
+    public Builder maxStale(Duration maxStale) {
+      this.maxStale = maxStale;
+      return this;
+    }
+
     /** Answer only with records signed by one of {@code keys} (none: not checked). */
     public Builder trustedKeys(List<TrustedKey> keys) {
       this.trustedKeys = keys;
@@ -250,7 +266,7 @@ public record DnsConfig(
 
     public DnsConfig build() {
       return new DnsConfig(listen, domain, namespaces, ttl, staleTtl, zone, rateLimit, rateBurst, slip, udpThreads,
-          maxTcpConnections, tcpIdleTimeout, servicesRefresh, maxUdpPayload, trustedKeys);
+          maxTcpConnections, tcpIdleTimeout, servicesRefresh, maxUdpPayload, maxStale, trustedKeys);
     }
   }
 }

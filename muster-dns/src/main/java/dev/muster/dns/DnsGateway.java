@@ -71,7 +71,7 @@ public final class DnsGateway implements AutoCloseable {
   /** What the gateway has done so far. */
   public record Stats(long queries, long answered, long nodata, long nxdomain, long refused, long formerr,
       long notimp, long truncated, long dropped, long rateLimited, long slipped, long tcpConnections,
-      long tcpRefused, long errors) {}
+      long tcpRefused, long errors, long staleRefused) {}
 
   private DnsGateway(EtcdRegistry registry, DnsConfig config, Clock clock) throws IOException {
     this.config = config;
@@ -86,7 +86,7 @@ public final class DnsGateway implements AutoCloseable {
     }
     this.feeds = new ZoneFeeds(byNamespace, config.ttl().toSeconds(), config.staleTtl().toSeconds(), config.zone(),
         clock);
-    this.responder = new Responder(zones, config.maxUdpPayload(), clock, counters);
+    this.responder = new Responder(zones, config.maxUdpPayload(), config.maxStale(), clock, counters);
     this.limiter = new RateLimiter(config.rateLimit(), config.rateBurst(), config.slip(), System::nanoTime);
     Sockets bound = bind(config.listen(), config.listen().getPort());
     this.udp = bound.udp();
@@ -215,7 +215,7 @@ public final class DnsGateway implements AutoCloseable {
     DnsCounters c = counters;
     return new Stats(c.queries.sum(), c.answered.sum(), c.nodata.sum(), c.nxdomain.sum(), c.refused.sum(),
         c.formerr.sum(), c.notimp.sum(), c.truncated.sum(), c.dropped.sum(), c.rateLimited.sum(), c.slipped.sum(),
-        c.tcpConnections.sum(), c.tcpRefused.sum(), c.errors.sum());
+        c.tcpConnections.sum(), c.tcpRefused.sum(), c.errors.sum(), c.staleRefused.sum());
   }
 
   /** The reply to one query as the serving threads build it (for tests and the bench): null means dropped. */

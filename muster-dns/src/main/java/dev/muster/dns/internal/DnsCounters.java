@@ -18,4 +18,6 @@ public final class DnsCounters {
   public final LongAdder tcpConnections = new LongAdder();
   public final LongAdder tcpRefused = new LongAdder();
   public final LongAdder errors = new LongAdder();
+  /** SERVFAIL answers: a service's cache stale past {@code maxStale} (FAIL_CLOSED). */
+  public final LongAdder staleRefused = new LongAdder();
 }

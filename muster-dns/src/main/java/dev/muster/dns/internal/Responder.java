@@ -44,12 +44,24 @@ public final class Responder {
   private final int optLength; // the wire size of the OPT record of an EDNS0 reply
   private final Clock clock;
   private final DnsCounters counters;
+  private final java.time.Duration maxStale; // null: a stale service is answered for the whole outage
 
   public Responder(List<NamespaceZone> zones, int maxUdpPayload, Clock clock, DnsCounters counters) {
+    this(zones, maxUdpPayload, null, clock, counters);
+  }
+
+  /**
+   * As above; {@code maxStale} (null: none) bounds how long a stale service is answered: past it, its names answer
+   * SERVFAIL (FAIL_CLOSED; a resolver then fails or asks another server, where an answer would send clients to a set
+   * nobody has confirmed for that long).
+   */
+  public Responder(List<NamespaceZone> zones, int maxUdpPayload, java.time.Duration maxStale, Clock clock,
+      DnsCounters counters) {
     this.zones = List.copyOf(zones);
     this.maxUdpPayload = maxUdpPayload;
     this.optLength = new OPTRecord(maxUdpPayload, 0, 0).toWire(Section.ADDITIONAL).length;
     this.clock = clock;
+    this.maxStale = maxStale;
     this.counters = counters;
   }
 
@@ -182,6 +194,11 @@ public final class Responder {
     h.setFlag(Flags.AA);
     NamespaceZone.View view = zone.view();
     Node node = lookup(view, zone, qname, qtype);
+    if (node == Node.SERVFAIL) {
+      h.setRcode(Rcode.SERVFAIL);
+      counters.staleRefused.increment();
+      return;
+    }
     if (node == null) {
       h.setRcode(Rcode.NXDOMAIN);
       counters.nxdomain.increment();
@@ -263,6 +280,8 @@ public final class Responder {
   /** What is at one name: its records (all types) and, for PTR, SRV and ANY answers, the additional ones. */
   record Node(List<Record> records, List<Record> additional) {
     static final Node EMPTY = new Node(List.of(), List.of());
+    /** The service's cache is stale past maxStale: answer SERVFAIL (compared by identity). */
+    static final Node SERVFAIL = new Node(List.of(), List.of());
   }
 
   /**
@@ -286,19 +305,22 @@ public final class Responder {
           return view.services().isEmpty() ? null : Node.EMPTY;
         }
         ServiceRecords s = view.services().get(l0);
-        return s == null ? null : addresses(s.all);
+        return s == null ? null : refused(s) ? Node.SERVFAIL : addresses(s.all);
       }
       case 2: {
         String l0 = label(qname, 0);
         String l1 = label(qname, 1);
         if (l1.equals("_tcp") && l0.startsWith("_")) {
           ServiceRecords s = view.services().get(l0.substring(1));
-          return s == null ? null : service(s, qtype);
+          return s == null ? null : refused(s) ? Node.SERVFAIL : service(s, qtype);
         }
         if (l1.equals("_udp")) {
           return l0.equals("_dns-sd") ? Node.EMPTY : null;
         }
         ServiceRecords s = view.services().get(l1);
+        if (s != null && refused(s)) {
+          return Node.SERVFAIL;
+        }
         ServiceRecords.Addresses a = s == null ? null : s.byVersion.get(l0);
         return a == null ? null : addresses(a);
       }
@@ -311,6 +333,9 @@ public final class Responder {
         }
         if (l2.equals("_tcp")) {
           ServiceRecords s = l1.startsWith("_") ? view.services().get(l1.substring(1)) : null;
+          if (s != null && refused(s)) {
+            return Node.SERVFAIL;
+          }
           ServiceRecords.InstanceNode i = s == null ? null : s.byLabel.get(l0);
           if (i == null) {
             return null;
@@ -319,6 +344,9 @@ public final class Responder {
           return new Node(List.of(i.srv(), i.txt()), additional);
         }
         ServiceRecords s = view.services().get(l2);
+        if (s != null && refused(s)) {
+          return Node.SERVFAIL;
+        }
         Map<String, Record> hosts = s == null ? null : s.hostsByVersion.get(l1);
         Record a = hosts == null ? null : hosts.get(l0);
         return a == null ? null : new Node(List.of(a), List.of());
@@ -326,6 +354,13 @@ public final class Responder {
       default:
         return null;
     }
+  }
+
+  /** FAIL_CLOSED past {@code maxStale}: the service's cache has been stale that long. */
+  private boolean refused(ServiceRecords s) {
+    java.time.Instant since = s.staleSince;
+    return maxStale != null && since != null
+        && java.time.Duration.between(since, clock.instant()).compareTo(maxStale) >= 0;
   }
 
   private static Node addresses(ServiceRecords.Addresses a) {

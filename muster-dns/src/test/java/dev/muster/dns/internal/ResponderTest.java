@@ -58,6 +58,31 @@ class ResponderTest {
   }
 
   @Test
+  void pastMaxStaleAStaleServicesNamesAnswerServfailAndAFreshOneIsUntouched() throws IOException {
+    Responder bounded = new Responder(List.of(zone), 1232, java.time.Duration.ofSeconds(30), CLOCK, counters);
+    serve("orders", List.of(orders("a", "10.0.0.1", 8080)), CLOCK.instant().minusSeconds(30), null);
+    serve("users", List.of(Instance.of("users", "10.0.1.1", 80).id("u")), CLOCK.instant().minusSeconds(29), null);
+    serve("pay", List.of(Instance.of("pay", "10.0.2.1", 80).id("p")), null, null);
+
+    for (String[] q : new String[][] {{"_orders._tcp.default.muster.", "SRV"}, {"_orders._tcp.default.muster.", "PTR"},
+        {"a._orders._tcp.default.muster.", "SRV"}, {"orders.default.muster.", "A"},
+        {"v1.orders.default.muster.", "A"}}) {
+      Message query = Message.newQuery(Record.newRecord(Name.fromString(q[0]), Type.value(q[1]), DClass.IN));
+      Message m = new Message(bounded.respond(query.toWire(), query.toWire().length, true));
+      assertThat(m.getRcode()).as("%s %s", q[0], q[1]).isEqualTo(Rcode.SERVFAIL);
+      assertThat(m.getSection(Section.ANSWER)).isEmpty();
+    }
+    byte[] usersQuery = Message.newQuery(Record.newRecord(Name.fromString("_users._tcp.default.muster."), Type.SRV,
+        DClass.IN)).toWire();
+    Message users = new Message(bounded.respond(usersQuery, usersQuery.length, true));
+    assertThat(users.getRcode()).as("stale for 29 s of 30: still answered").isEqualTo(Rcode.NOERROR);
+    assertThat(users.getSection(Section.ANSWER)).hasSize(1);
+    assertThat(counters.staleRefused.sum()).isEqualTo(5);
+    assertThat(data(ask("_orders._tcp.default.muster.", Type.SRV), Section.ANSWER))
+        .as("without maxStale the last set is answered for the whole outage").hasSize(1);
+  }
+
+  @Test
   void browseServicePtrSrvTxtAndAddressesComeFromTheRoutableInstancesOnly() throws IOException {
     serve("orders", List.of(
         orders("a", "10.0.0.1", 8080).zone("z1").weight(50).tag("canary").meta("team", "pay"),
