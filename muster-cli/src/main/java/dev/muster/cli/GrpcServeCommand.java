@@ -90,6 +90,16 @@ final class GrpcServeCommand implements Callable<Integer> {
           + " unsigned.")
   Path signKey;
 
+  @Option(names = "--start-not-ready", description = "Register as STARTING (in every cache, picked by none) and stay"
+      + " so until the process gets SIGUSR1 (SIGUSR2 puts it back to STARTING).")
+  boolean startNotReady;
+
+  @Option(names = "--health-fault-file", paramLabel = "FILE", hidden = true,
+      description = "Read FILE every 100 ms: while its first word is NOT_SERVING, gRPC health answers NOT_SERVING"
+          + " for every service (the server still serves calls and keeps its lease). For the conformance suite's"
+          + " probe scenario.")
+  Path healthFaultFile;
+
   private final AtomicBoolean revoked = new AtomicBoolean(); // set on the registration's thread
 
   @Override
@@ -131,7 +141,7 @@ final class GrpcServeCommand implements Callable<Integer> {
           .address(address).id(instance.id()).namespace(common.namespace).version(provider.version)
           .zone(provider.zone).region(provider.region).weight(provider.weight).metadata(instance.metadata())
           .registrar(config)
-          .shutdownDeadline(shutdownDeadline)
+          .shutdownDeadline(shutdownDeadline).startNotReady(startNotReady)
           .listener(event -> {
             JsonLines.print(out, EventLines.of(event, instance));
             if (event.type() == RegistrationEvent.Type.FAILED) {
@@ -155,6 +165,12 @@ final class GrpcServeCommand implements Callable<Integer> {
     serving.put("port", started.port());
     serving.put("health", "SERVING");
     JsonLines.print(out, serving);
+    if (startNotReady) {
+      ReadySignals.install(started.registration(), out);
+    }
+    if (healthFaultFile != null) {
+      HealthFault.start(healthFaultFile, health, started);
+    }
     // SIGTERM is this provider's normal end: once the server's own hook has drained and revoked, exit 0 (1 if the
     // revoke failed) rather than the JVM's 143. halt, because System.exit cannot be called from a shutdown hook.
     Duration limit = config.drain().plus(shutdownDeadline).plus(config.requestTimeout().multipliedBy(4))

@@ -2,6 +2,7 @@ package dev.muster.grpc;
 
 import dev.muster.etcd.EtcdRegistry;
 import dev.muster.registry.Instance;
+import dev.muster.registry.InstanceState;
 import dev.muster.registry.RegistrarConfig;
 import dev.muster.registry.Registration;
 import dev.muster.registry.RegistrationListener;
@@ -382,6 +383,7 @@ public final class MusterGrpcServer implements AutoCloseable {
     private Duration shutdownDeadline = Duration.ofSeconds(10);
     private RegistrationListener listener = RegistrationListener.NONE;
     private HealthStatusManager health;
+    private boolean startNotReady;
 
     private Builder(EtcdRegistry registry, ServerBuilder<?> serverBuilder, Server server) {
       this.registry = Objects.requireNonNull(registry, "registry");
@@ -485,6 +487,15 @@ public final class MusterGrpcServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Registers the instance {@code STARTING} (in every consumer's cache, picked by none) until the application
+     * calls {@code registration().ready()}: for a server that must warm up after it listens (default: {@code UP}).
+     */
+    public Builder startNotReady(boolean notReady) {
+      this.startNotReady = notReady;
+      return this;
+    }
+
     public MusterGrpcServer build() {
       if (service == null) {
         throw new dev.muster.InvalidInputException("service", null, "name the service, e.g. .service(\"orders\")");
@@ -513,7 +524,8 @@ public final class MusterGrpcServer implements AutoCloseable {
       if (namespace != null) {
         i = i.namespace(namespace);
       }
-      return i.version(version).zone(zone).region(region).weight(weight).tags(tags).metadata(metadata);
+      i = i.version(version).zone(zone).region(region).weight(weight).tags(tags).metadata(metadata);
+      return startNotReady ? i.state(InstanceState.STARTING) : i;
     }
   }
 }

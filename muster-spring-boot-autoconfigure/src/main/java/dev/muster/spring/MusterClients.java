@@ -37,11 +37,9 @@ public final class MusterClients implements AutoCloseable {
     this.registry = Objects.requireNonNull(registry, "registry");
     this.properties = Objects.requireNonNull(properties, "properties");
     this.meters = meters;
-    probe(properties.health()); // a bad muster.health.* fails the start, not the first call
-    if ("grpc".equalsIgnoreCase(properties.health().probe()) || String.valueOf(properties.health().probe())
-        .toLowerCase(java.util.Locale.ROOT).startsWith("grpc:")) {
-      throw new dev.muster.InvalidInputException("muster.health.probe", properties.health().probe(),
-          "use http:/PATH or tcp (grpc.health.v1 probes need muster-grpc's GrpcHealthProbe in a MusterClient)");
+    dev.muster.health.ProbeConfig pc = probe(properties.health()); // a bad muster.health.* fails the start
+    if (pc != null && pc.kind() == dev.muster.health.ProbeConfig.Kind.GRPC) {
+      grpcProbe(pc).close(); // without muster-grpc on the class path, the start fails saying so
     }
   }
 
@@ -94,8 +92,13 @@ public final class MusterClients implements AutoCloseable {
         .balancer(BalancerConfig.defaults().toBuilder().localZone(zone).healthyPanicThreshold(lb.panicThreshold())
             .slowStart(lb.slowStart()).maxStale(d.maxStale(), d.stalePolicy()).build())
         .firstSetTimeout(d.firstSetTimeout())
-        .probe(probe(properties.health()))
         .healthEvents(MusterClients::log);
+    dev.muster.health.ProbeConfig probeConfig = probe(properties.health());
+    if (probeConfig != null && probeConfig.kind() == dev.muster.health.ProbeConfig.Kind.GRPC) {
+      b.probe(probeConfig, grpcProbe(probeConfig));
+    } else {
+      b.probe(probeConfig);
+    }
     if (meters != null) {
       b.meters(meters);
     }
@@ -112,6 +115,22 @@ public final class MusterClients implements AutoCloseable {
     switch (e.type()) {
       case PROBE_DOWN, PANIC_ON, MAX_STALE_REACHED -> LOG.warn("{} {}: {}", e.type().jsonName(), what, e.detail());
       default -> LOG.info("{} {}: {}", e.type().jsonName(), what, e.detail());
+    }
+  }
+
+  /**
+   * A {@code grpc.health.v1} probe ({@code muster.health.probe: grpc} or {@code grpc:SERVICE}, for applications that
+   * call gRPC services): muster-grpc's {@code GrpcHealthProbe}, loaded when muster-grpc is on the class path.
+   */
+  private static dev.muster.health.Probe grpcProbe(dev.muster.health.ProbeConfig pc) {
+    try {
+      return (dev.muster.health.Probe) Class.forName("dev.muster.grpc.GrpcHealthProbe")
+          .getConstructor(dev.muster.health.ProbeConfig.class).newInstance(pc);
+    } catch (ClassNotFoundException e) {
+      throw new dev.muster.InvalidInputException("muster.health.probe", pc.describe(), "add dev.muster:muster-grpc"
+          + " to the class path for grpc.health.v1 probes, or use http:/PATH or tcp");
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot create muster-grpc's GrpcHealthProbe: " + e, e);
     }
   }
 

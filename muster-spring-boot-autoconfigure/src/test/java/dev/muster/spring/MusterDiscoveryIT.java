@@ -188,5 +188,9 @@ class MusterDiscoveryIT {
       assertThat(ctx.getStartupFailure()).rootCause().hasMessageContaining("probe")
           .hasMessageContaining("use http:/PATH, tcp");
     });
+    runner().withPropertyValues("muster.health.probe=grpc").run(ctx -> { // muster-grpc is not on this class path
+      assertThat(ctx).hasFailed();
+      assertThat(ctx.getStartupFailure()).rootCause().hasMessageContaining("add dev.muster:muster-grpc");
+    });
   }
 }
