@@ -16,7 +16,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code muster grpc serve --health-fault-file FILE}: a provider alive, serving calls and holding its lease, whose
+ * {@code muster grpc-serve --health-fault-file FILE}: a provider alive, serving calls and holding its lease, whose
  * gRPC health says NOT_SERVING while the file's first word is {@code NOT_SERVING} (a probe-failing provider, as
  * {@code HelloServer}'s {@code health-503} is for HTTP). Read every 100 ms on one daemon thread; health goes back to
  * SERVING when the word goes, unless the server is stopping (its own drain sets NOT_SERVING for good).

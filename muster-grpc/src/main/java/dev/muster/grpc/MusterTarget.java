@@ -24,14 +24,15 @@ import java.util.TreeSet;
  * {@code namespace} and {@code version} choose the registry prefix watched (defaults
  * {@value Instance#DEFAULT_NAMESPACE} and {@value Instance#DEFAULT_VERSION}); {@code zone} is this client's own zone,
  * which the {@code muster} policy prefers; {@code maxStale} ({@code 30s}, {@code 500ms}), {@code stalePolicy}
- * ({@code FAIL_CLOSED}, {@code KEEP_FAILING_ENDPOINTS_OUT}) and {@code probe} ({@code grpc}, {@code grpc:SERVICE},
- * {@code tcp}, {@code http:/PATH}) go into the policy's config, as {@code muster call}'s flags of those names. An
+ * ({@code FAIL_CLOSED}, {@code KEEP_FAILING_ENDPOINTS_OUT}), {@code probe} ({@code grpc}, {@code grpc:SERVICE},
+ * {@code tcp}, {@code http:/PATH}), {@code probeInterval} and {@code slowStart} (a window, e.g. {@code 30s}) go into
+ * the policy's config, as {@code muster call}'s flags of those names. An
  * authority ({@code muster://host/...}) is refused: which etcd to ask is the provider's configuration.
  */
 record MusterTarget(String service, String namespace, String version, String zone, Duration maxStale,
-    StalePolicy stalePolicy, String probe) {
+    StalePolicy stalePolicy, String probe, Duration probeInterval, Duration slowStart) {
   private static final Set<String> PARAMETERS = Set.of("namespace", "version", "zone", "maxStale", "stalePolicy",
-      "probe");
+      "probe", "probeInterval", "slowStart");
 
   MusterTarget {
     Names.requireValid("service", service);
@@ -42,6 +43,8 @@ record MusterTarget(String service, String namespace, String version, String zon
     }
     if (probe != null) {
       ProbeConfig.parse(probe); // refused here with what is accepted, not at the first result
+    } else if (probeInterval != null) {
+      throw new InvalidInputException("probeInterval", probeInterval, "give probe too, e.g. probe=grpc");
     }
   }
 
@@ -81,7 +84,9 @@ record MusterTarget(String service, String namespace, String version, String zon
         query.get("zone"),
         maxStale == null ? null : Durations.parse("maxStale", maxStale),
         policy,
-        query.get("probe"));
+        query.get("probe"),
+        query.get("probeInterval") == null ? null : Durations.parse("probeInterval", query.get("probeInterval")),
+        query.get("slowStart") == null ? null : Durations.parse("slowStart", query.get("slowStart")));
   }
 
   /**
@@ -94,8 +99,7 @@ record MusterTarget(String service, String namespace, String version, String zon
       policy.put("localZone", zone);
     }
     if (maxStale != null) {
-      policy.put("maxStale", new java.math.BigDecimal(maxStale.toNanos()).movePointLeft(9).stripTrailingZeros()
-          .toPlainString() + "s");
+      policy.put("maxStale", seconds(maxStale));
     }
     if (stalePolicy != null) {
       policy.put("stalePolicy", stalePolicy.name());
@@ -103,7 +107,18 @@ record MusterTarget(String service, String namespace, String version, String zon
     if (probe != null) {
       policy.put("probe", probe);
     }
+    if (probeInterval != null) {
+      policy.put("probeInterval", seconds(probeInterval));
+    }
+    if (slowStart != null) {
+      policy.put("slowStartConfig", Map.of("slowStartWindow", seconds(slowStart)));
+    }
     return policy;
+  }
+
+  /** A protobuf JSON duration, {@code "0.5s"}. */
+  private static String seconds(Duration d) {
+    return new java.math.BigDecimal(d.toNanos()).movePointLeft(9).stripTrailingZeros().toPlainString() + "s";
   }
 
   CacheConfig cacheConfig() {

@@ -23,9 +23,9 @@ class MusterConfigTest {
   @Test
   void aTargetNamesTheServiceAndOptionallyNamespaceVersionAndZone() {
     MusterTarget t = MusterTarget.parse(URI.create("muster:///echo?namespace=prod&version=v2&zone=eu-1a"));
-    assertThat(t).isEqualTo(new MusterTarget("echo", "prod", "v2", "eu-1a", null, null, null));
+    assertThat(t).isEqualTo(new MusterTarget("echo", "prod", "v2", "eu-1a", null, null, null, null, null));
     assertThat(MusterTarget.parse(URI.create("muster:///echo")))
-        .isEqualTo(new MusterTarget("echo", "default", "v1", null, null, null, null));
+        .isEqualTo(new MusterTarget("echo", "default", "v1", null, null, null, null, null, null));
     assertThat(t.cacheConfig().namespace()).isEqualTo("prod");
     assertThat(t.policyConfig()).isEqualTo(Map.of("localZone", "eu-1a"));
   }

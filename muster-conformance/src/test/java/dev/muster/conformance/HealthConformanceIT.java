@@ -1,0 +1,99 @@
+package dev.muster.conformance;
+
+import static dev.muster.conformance.ConformanceTable.FORGED;
+import static dev.muster.conformance.ConformanceTable.PROBE;
+import static dev.muster.conformance.ConformanceTable.SLOW_START;
+import static org.awaitility.Awaitility.await;
+
+import dev.muster.etcd.EtcdConfig;
+import dev.muster.etcd.EtcdRegistry;
+import dev.muster.grpc.echo.Echo;
+import dev.muster.registry.Instance;
+import dev.muster.registry.InstanceCodec;
+import dev.muster.registry.RegistryLayout;
+import dev.muster.testing.EtcdCluster;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.grpc.Server;
+import io.grpc.netty.NettyServerBuilder;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What every adapter does with records and health: a record forged straight into etcd under the signed providers'
+ * prefix (unsigned, pointing at a live server that answers as {@code f1}) is never used; a provider whose gRPC
+ * health says NOT_SERVING while it serves and holds its lease gets no calls; once it recovers it ramps (slow start,
+ * a 20 s window from a 10 % share).
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class HealthConformanceIT {
+  @RegisterExtension
+  static EtcdCluster etcd = EtcdCluster.builder().members(1).build();
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void forgedRecordsProbeFailuresAndSlowStartAsEveryAdapterSeesThem() throws IOException {
+    String namespace = "conf" + UUID.randomUUID().toString().substring(0, 8);
+    Checks checks = new Checks();
+    Server rogue = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        .addService(Echo.service("f1")).build().start();
+    try (Providers providers = new Providers(etcd.endpointsString(), namespace, dir);
+         EtcdRegistry registry = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()));
+         Client raw = Client.builder().endpoints(etcd.endpointsString().split(",")).build()) {
+      boolean control = Boolean.getBoolean("conformance.negative"); // trust nothing, no slow start: cells must FAIL
+      Adapter.Setup setup = new Adapter.Setup(etcd.endpointsString(), namespace,
+          control ? null : providers.publicKeyFile(), null, control ? Duration.ZERO : Duration.ofSeconds(20));
+      providers.start("p1", false);
+      Providers.Provider p2 = providers.start("p2", false);
+      try (Consumers consumers = new Consumers(registry, setup)) {
+        for (Adapter a : consumers.all) {
+          checks.ready("p1 and p2 seen", a, Duration.ofSeconds(30), o -> o.ids().equals(Set.of("p1", "p2")));
+        }
+
+        Instance forged = Instance.of(Providers.SERVICE, "127.0.0.1", rogue.getPort()).namespace(namespace).id("f1");
+        raw.getKVClient().put(ByteSequence.from(RegistryLayout.defaults().instanceKey(forged), StandardCharsets.UTF_8),
+            ByteSequence.from(InstanceCodec.encode(forged))).join();
+        if (!control) {
+          await("the forged record reached the caches, and was refused").atMost(Duration.ofSeconds(10))
+              .until(() -> consumers.client.client().cache().unverifiedCount() > 0);
+        }
+        for (Adapter a : consumers.all) {
+          checks.always(FORGED, a, Duration.ofSeconds(1), o -> !o.ids().contains("f1"));
+        }
+
+        p2.notServing();
+        for (Adapter a : consumers.all) {
+          checks.eventually(PROBE, a, Duration.ofSeconds(15), o -> o.ids().equals(Set.of("p1")),
+              o -> o.failed() == 0);
+        }
+
+        p2.serving(); // each calling adapter's ramp is measured at once, side by side: they ramp from the same moment
+        java.util.List<java.util.concurrent.CompletableFuture<Void>> ramps = new java.util.ArrayList<>();
+        for (Adapter a : consumers.all) {
+          if (consumers.calling().contains(a)) {
+            ramps.add(java.util.concurrent.CompletableFuture.runAsync(
+                () -> checks.rampsUp(SLOW_START, a, "p2", Duration.ofSeconds(15), 3, 0.35)));
+          } else {
+            checks.notApplied(SLOW_START, a);
+          }
+        }
+        ramps.forEach(java.util.concurrent.CompletableFuture::join);
+      }
+    } finally {
+      rogue.shutdownNow();
+    }
+    checks.assertAllHeld();
+  }
+}

@@ -1,0 +1,118 @@
+package dev.muster.conformance;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.muster.sign.SigningKey;
+import dev.muster.testing.ChildProcess;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The providers every adapter faces: real {@code muster grpc-serve} processes of one service, each signed with the
+ * fleet's key, lease TTL 3 s (keepalive 1 s), each with a health fault file. Every process is stopped by pid at
+ * {@link #close()}, whatever the test did.
+ */
+final class Providers implements AutoCloseable {
+  static final String SERVICE = "echo";
+  static final List<String> JVM_FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx128m");
+
+  private final String endpoints;
+  private final String namespace;
+  private final Path dir;
+  private final SigningKey key = SigningKey.generate();
+  private final Path keyFile;
+  private final Map<String, Provider> started = new LinkedHashMap<>();
+
+  /** One provider process; its health says NOT_SERVING while {@link #notServing()} holds. */
+  record Provider(String id, ChildProcess process, Path faultFile) {
+    void notServing() {
+      write(faultFile, "NOT_SERVING");
+    }
+
+    void serving() {
+      write(faultFile, "");
+    }
+
+    /** SIGUSR1: a provider started not ready goes UP. */
+    void ready() {
+      process.signal("USR1");
+    }
+
+    /** SIGTERM: health NOT_SERVING, DRAINING in etcd for the drain period, then GOAWAY and the revoke. */
+    void drain() {
+      process.terminate();
+    }
+
+    void kill() {
+      process.kill();
+    }
+  }
+
+  Providers(String endpoints, String namespace, Path dir) {
+    this.endpoints = endpoints;
+    this.namespace = namespace;
+    this.dir = dir;
+    this.keyFile = dir.resolve("fleet.key");
+    write(keyFile, key.toPem());
+  }
+
+  /** The fleet's signing key: what the consumers trust. */
+  SigningKey key() {
+    return key;
+  }
+
+  /** The trusted public key's file, as {@code --trust-key} and the Spring property take it. */
+  Path publicKeyFile() {
+    Path pub = dir.resolve("fleet.pub");
+    if (!Files.exists(pub)) {
+      write(pub, key.trustedKey().toPem());
+    }
+    return pub;
+  }
+
+  /** Starts {@code id} and waits until it serves and is registered; {@code notReady} registers it STARTING. */
+  Provider start(String id, boolean notReady) {
+    Path fault = dir.resolve(id + ".health");
+    write(fault, "");
+    List<String> args = new ArrayList<>(List.of("-jar", Path.of(System.getProperty("muster.jar")).toString(),
+        "grpc-serve", "--service", SERVICE, "--id", id, "--namespace", namespace, "--endpoints", endpoints,
+        "--ttl", "3s", "--keepalive", "1s", "--drain", "60s", "--sign-key", keyFile.toString(),
+        "--health-fault-file", fault.toString()));
+    if (notReady) {
+      args.add("--start-not-ready");
+    }
+    ChildProcess p = ChildProcess.start("provider-" + id, ChildProcess.javaCommand(JVM_FLAGS, args));
+    Provider provider = new Provider(id, p, fault);
+    started.put(id, provider);
+    await(id + " serving").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+        .until(() -> p.json().eventNames().contains("serving") || !p.isAlive());
+    if (!p.isAlive()) {
+      throw new AssertionError("provider " + id + " ended: " + p.stderrTail());
+    }
+    return provider;
+  }
+
+  Provider get(String id) {
+    return started.get(id);
+  }
+
+  @Override
+  public void close() {
+    started.values().forEach(p -> p.process().close());
+  }
+
+  private static void write(Path file, String text) {
+    try {
+      Files.writeString(file, text);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
