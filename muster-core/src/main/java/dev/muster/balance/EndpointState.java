@@ -43,6 +43,15 @@ public final class EndpointState {
   static final double PRIOR_LOG_SPREAD = 0.5;
   /** How many samples' worth that assumed spread counts for against the measured one. */
   static final double PRIOR_WEIGHT = 2.0;
+  /**
+   * The most evidence an estimate holds: {@value} samples' worth, however many arrived within a decay period.
+   * Latency is not stationary (the machine's load, the provider's GC, the network all move), so a thousand samples of
+   * the last ten seconds say no more about the next call than twenty do; an uncapped W made two equally fast
+   * endpoints' estimates, taken at different moments, look different beyond their noise, and power of two then sent
+   * every sequential call to one of them (the conformance suite's slow-start check saw a recovered endpoint get no
+   * call for 15 s). Capped, a difference under about a fifth of the latency is a tie.
+   */
+  static final double MAX_EVIDENCE = 20.0;
 
   private final InstanceKey key;
   private final LongSupplier nanoTime;
@@ -170,6 +179,18 @@ public final class EndpointState {
   }
 
   /** False until the first attempt has finished. */
+  /**
+   * Whether the latency estimate is current at {@code nowNanos}: a sample within the last tenth of the decay (1 s by
+   * default). Power of two compares latencies only between current estimates: an endpoint that lost every duel is
+   * not sampled, so its estimate (often a cold connection's first answers) would never be corrected and it would get
+   * no call for tens of seconds (the conformance suite's slow-start check saw a recovered endpoint get none for
+   * 15 s). Stale, the two tie on latency and one call tells the truth again; a truly slower endpoint then gets about
+   * one call per tenth of the decay, a share far below its fair one.
+   */
+  boolean isCurrent(long nowNanos) {
+    return nowNanos - lastSampleNanos.get() < decayNanos / 10;
+  }
+
   public boolean hasLatencySample() {
     return ewmaBits.get() != NO_SAMPLE;
   }
@@ -237,7 +258,7 @@ public final class EndpointState {
     double evidence;
     while (true) { // W' = W * w + 1: this sample weighs 1 / W' against the decayed weight of those before it
       long bits = evidenceBits.get();
-      evidence = Double.longBitsToDouble(bits) * w + 1.0;
+      evidence = Math.min(MAX_EVIDENCE, Double.longBitsToDouble(bits) * w + 1.0);
       if (evidenceBits.compareAndSet(bits, Double.doubleToRawLongBits(evidence))) {
         break;
       }

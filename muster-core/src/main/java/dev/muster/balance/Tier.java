@@ -202,8 +202,9 @@ final class Tier {
    * coin flip). Load is {@code (inFlight + 1) × latency}, as in {@link EndpointState#score()}, except that the
    * latency ratio counts only by how much it exceeds {@link #NOISE} standard errors of the two estimates (a soft
    * threshold): equally fast endpoints, whose estimates differ by noise, then tie and share the calls, while a
-   * clearly slower one still loses. Without a sample on either side the latency does not count at all (in flight
-   * decides, as before).
+   * clearly slower one still loses. Without a sample on either side, or when either's last sample is older than a
+   * tenth of the decay ({@link EndpointState#isCurrent}), the latency does not count at all (in flight decides): a
+   * stale estimate is no evidence, and one call refreshes it.
    *
    * <p>Why (issue 34, item 6): one call at a time leaves nothing in flight, and with two endpoints both are compared
    * on every pick, so the lower latency estimate won every pick. The loser was never sampled again, so its estimate
@@ -214,8 +215,8 @@ final class Tier {
    */
   private static EndpointState lessLoaded(EndpointState a, EndpointState b) {
     double load = (b.inFlight() + 1.0) / (a.inFlight() + 1.0);
-    if (a.hasLatencySample() && b.hasLatencySample()) {
-      long now = a.nowNanos(); // one clock read per pick: both states run on the balancer's ticker
+    long now = a.nowNanos(); // one clock read per pick: both states run on the balancer's ticker
+    if (a.hasLatencySample() && b.hasLatencySample() && a.isCurrent(now) && b.isCurrent(now)) {
       double logRatio = Math.log((b.ewmaNanos() + 1.0) / (a.ewmaNanos() + 1.0));
       double excess = Math.abs(logRatio) - NOISE * Math.sqrt(a.latencyVariance(now) + b.latencyVariance(now));
       if (excess > 0) {

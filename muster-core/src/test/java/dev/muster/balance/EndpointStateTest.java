@@ -59,7 +59,7 @@ class EndpointStateTest {
   }
 
   @Test
-  void aSampleAfterADecayPeriodOfSteadySamplesBarelyMovesTheAverage() {
+  void aSampleAfterManySteadyOnesWeighsOneOfMaxEvidenceSamples() {
     for (int i = 0; i < 3000; i++) { // 30 s of samples 10 ms apart: the weights have settled
       ticker.advance(Duration.ofMillis(10));
       state.started();
@@ -70,8 +70,10 @@ class EndpointStateTest {
     state.started();
     state.finished(Duration.ofSeconds(10));
 
-    // it weighs 1 - exp(-10 ms / 10 s), about 1/1000, as in the old form
-    assertThat(state.ewmaLatency()).isBetween(Duration.ofMillis(109), Duration.ofMillis(111));
+    // the evidence is capped at MAX_EVIDENCE samples' worth: the new sample weighs 1/20, not 1/1000 (the old form's
+    // 1 - exp(-10 ms / 10 s)): 100 + (10,000 - 100) / 20 ms
+    assertThat(EndpointState.MAX_EVIDENCE).isEqualTo(20.0);
+    assertThat(state.ewmaLatency()).isBetween(Duration.ofMillis(594), Duration.ofMillis(596));
   }
 
   @Test
@@ -117,6 +119,14 @@ class EndpointStateTest {
 
     assertThat(one).as("one sample: the assumed spread over one sample's worth of evidence")
         .isCloseTo(EndpointState.PRIOR_WEIGHT * 0.25 / (1 + EndpointState.PRIOR_WEIGHT), within(1e-12));
-    assertThat(state.latencyVariance(ticker.getAsLong())).isLessThan(one / 1000);
+    double many = state.latencyVariance(ticker.getAsLong());
+    assertThat(many).isLessThan(one / 100);
+    for (int i = 0; i < 900; i++) {
+      ticker.advance(Duration.ofMillis(1));
+      state.started();
+      state.finished(Duration.ofMillis(10));
+    }
+    assertThat(state.latencyVariance(ticker.getAsLong())).as("no more certain than MAX_EVIDENCE samples make it")
+        .isCloseTo(many, within(many * 0.01));
   }
 }
