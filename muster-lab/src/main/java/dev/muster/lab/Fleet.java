@@ -142,6 +142,20 @@ public final class Fleet {
     }).toList();
   }
 
+  /**
+   * The caller's calls in flight at {@code t}: started before it (at most {@code deadline} before, the longest a call
+   * lasts) and ended after it. A crash at {@code t} meets these on their connection; they are not in {@link #calls}
+   * from {@code t}.
+   */
+  public static List<JsonNode> inFlightAt(ChildProcess caller, Instant t, Duration deadline) {
+    return calls(caller, t.minus(deadline), t).stream().filter(n -> ended(n).isAfter(t)).toList();
+  }
+
+  /** When a call ended: its start ({@code ts}) plus its latency. */
+  public static Instant ended(JsonNode call) {
+    return JsonLog.ts(call).plusNanos(call.path("latency_us").asLong() * 1000);
+  }
+
   public static long failed(List<JsonNode> calls) {
     return calls.stream().filter(n -> !n.path("ok").asBoolean()).count();
   }
