@@ -143,12 +143,11 @@ public final class Fleet {
   }
 
   /**
-   * The caller's calls in flight at {@code t}: started before it (at most {@code deadline} before, the longest a call
-   * lasts) and ended after it. A crash at {@code t} meets these on their connection; they are not in {@link #calls}
-   * from {@code t}.
+   * The calls of {@code calls} (a caller's {@code call} lines) in flight at {@code t}: started before it, ended after
+   * it. A crash at {@code t} meets these on their connection; {@link #calls} from {@code t} does not list them.
    */
-  public static List<JsonNode> inFlightAt(ChildProcess caller, Instant t, Duration deadline) {
-    return calls(caller, t.minus(deadline), t).stream().filter(n -> ended(n).isAfter(t)).toList();
+  public static List<JsonNode> inFlightAt(List<JsonNode> calls, Instant t) {
+    return calls.stream().filter(n -> JsonLog.ts(n).isBefore(t) && ended(n).isAfter(t)).toList();
   }
 
   /** When a call ended: its start ({@code ts}) plus its latency. */

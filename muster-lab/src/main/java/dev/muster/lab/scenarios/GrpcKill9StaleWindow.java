@@ -64,8 +64,8 @@ public final class GrpcKill9StaleWindow implements Scenario {
     ctx.sleep(aDeadline.plusMillis(500)); // every call started in the window has ended and is logged
     StaleWindow window = f.staleWindow(p2, kill, removed, ctx.params().ttl());
 
-    List<JsonNode> aInFlight = Fleet.inFlightAt(f.a, kill, aDeadline);
-    List<JsonNode> bInFlight = Fleet.inFlightAt(f.b, kill, ATTEMPT_TIMEOUT);
+    List<JsonNode> aInFlight = Fleet.inFlightAt(f.a.json().events("call"), kill);
+    List<JsonNode> bInFlight = Fleet.inFlightAt(f.b.json().events("call"), kill);
     List<JsonNode> a = Fleet.calls(f.a, kill, removed);
     List<JsonNode> b = Fleet.calls(f.b, kill, removed);
     long aFailed = Fleet.failed(aInFlight) + Fleet.failed(a);
