@@ -142,6 +142,19 @@ public final class Fleet {
     }).toList();
   }
 
+  /**
+   * The calls of {@code calls} (a caller's {@code call} lines) in flight at {@code t}: started before it, ended after
+   * it. A crash at {@code t} meets these on their connection; {@link #calls} from {@code t} does not list them.
+   */
+  public static List<JsonNode> inFlightAt(List<JsonNode> calls, Instant t) {
+    return calls.stream().filter(n -> JsonLog.ts(n).isBefore(t) && ended(n).isAfter(t)).toList();
+  }
+
+  /** When a call ended: its start ({@code ts}) plus its latency. */
+  public static Instant ended(JsonNode call) {
+    return JsonLog.ts(call).plusNanos(call.path("latency_us").asLong() * 1000);
+  }
+
   public static long failed(List<JsonNode> calls) {
     return calls.stream().filter(n -> !n.path("ok").asBoolean()).count();
   }

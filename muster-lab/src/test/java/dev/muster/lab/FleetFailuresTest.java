@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.muster.testing.JsonLog;
+import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -46,6 +47,26 @@ class FleetFailuresTest {
         .as("all but the timeout on p2 and the retry after p2 failed").isEqualTo(4);
     assertThat(Fleet.failedExceptLoadOnServing(calls, Set.of("p2", "p3")))
         .as("with p2 stale too, every failure is the routing's").isEqualTo(6);
+  }
+
+  @Test
+  void theCallsInFlightAtAKillStartedBeforeItAndEndedAfterIt() {
+    List<JsonNode> calls = JsonLog.parse(List.of(
+        call("2026-12-04T12:00:00.000Z", 400, true), // ended 100 ms before the kill
+        call("2026-12-04T12:00:00.300Z", 500, true), // answered 300 ms after it
+        call("2026-12-04T12:00:00.400Z", 150, false), // failed on the reset connection
+        call("2026-12-04T12:00:00.500Z", 5, true))) // started at the kill: in the window, not in flight
+        .events("call");
+    Instant kill = Instant.parse("2026-12-04T12:00:00.500Z");
+
+    assertThat(Fleet.inFlightAt(calls, kill)).hasSize(2);
+    assertThat(Fleet.failed(Fleet.inFlightAt(calls, kill))).isEqualTo(1);
+    assertThat(Fleet.ended(calls.get(1))).isEqualTo(Instant.parse("2026-12-04T12:00:00.800Z"));
+  }
+
+  private static String call(String ts, long latencyMs, boolean ok) {
+    return "{\"event\":\"call\",\"ts\":\"" + ts + "\",\"ok\":" + ok + ",\"attempts\":[],\"latency_us\":"
+        + latencyMs * 1000 + "}";
   }
 
   @Test

@@ -40,21 +40,8 @@ record Kill9Check(StaleWindow window, long aFailed, int aCalls, long aAttemptsTo
         Fleet.attemptsTo(a, id), Fleet.failed(b), b.size(), ctx.params().ttl());
   }
 
-  /**
-   * grpc_kill9_stale_window's invariant: B's failures are reported, not required. grpc-java's {@code round_robin}
-   * sees the killed process's connection reset and drops that subchannel from its picker within milliseconds,
-   * whatever the registry still lists, so B may fail no call at all.
-   */
-  static final String GRPC_INVARIANT = "A failures = 0 with A calling in the window; the window ends within the TTL"
-      + " + 2 s; B's failures reported (round_robin drops a reset connection itself, so none are required)";
-
   boolean passed() {
     return aFailed == 0 && bFailed > 0 && windowWithinTtl();
-  }
-
-  /** {@link #GRPC_INVARIANT}. */
-  boolean passedWithoutNegativeControl() {
-    return aFailed == 0 && aCalls > 0 && windowWithinTtl();
   }
 
   private boolean windowWithinTtl() {
@@ -66,14 +53,5 @@ record Kill9Check(StaleWindow window, long aFailed, int aCalls, long aAttemptsTo
     return String.format("window %d ms; B %d failures of %d calls, A %d of %d (A sent %d attempts to the dead"
         + " address); window = lease remainder + detection/delivery: %s ms", window.windowMs(), bFailed, bCalls,
         aFailed, aCalls, aAttemptsToDead, window);
-  }
-
-  /**
-   * The gRPC form of {@link #summary}: grpc-call logs the instance that answered, not the channel's attempts, so
-   * {@code aAttemptsToDead} is left out, and grpc-serve logs no renewals, so the window is not split.
-   */
-  String grpcSummary() {
-    return String.format("window %d ms (not split: grpc-serve logs no renewals); B (round_robin, no retry) %d"
-        + " failures of %d calls, A (muster) %d of %d", window.windowMs(), bFailed, bCalls, aFailed, aCalls);
   }
 }
