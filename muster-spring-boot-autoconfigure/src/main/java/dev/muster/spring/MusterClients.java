@@ -5,6 +5,7 @@ import dev.muster.balance.BalancerConfig;
 import dev.muster.cache.CacheConfig;
 import dev.muster.client.MusterClient;
 import dev.muster.etcd.EtcdRegistry;
+import dev.muster.retry.RetryConfig;
 import dev.muster.sign.TrustedKey;
 import dev.muster.sign.TrustedKeys;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -29,6 +30,7 @@ public final class MusterClients implements AutoCloseable {
   private final EtcdRegistry registry;
   private final MusterProperties properties;
   private final MeterRegistry meters; // null without Micrometer
+  private final RetryConfig retry; // only its budget is used: Spring Cloud makes the retries
   private final Map<String, MusterClient> clients = new ConcurrentHashMap<>();
   private volatile boolean closed;
   private volatile List<String> lastServices = List.of();
@@ -38,6 +40,7 @@ public final class MusterClients implements AutoCloseable {
     this.properties = Objects.requireNonNull(properties, "properties");
     this.meters = meters;
     probe(properties.health()); // a bad muster.health.* fails the start, not the first call
+    this.retry = retryConfig(properties.loadbalancer().retryBudget()); // and so does a bad retry budget
     if ("grpc".equalsIgnoreCase(properties.health().probe()) || String.valueOf(properties.health().probe())
         .toLowerCase(java.util.Locale.ROOT).startsWith("grpc:")) {
       throw new dev.muster.InvalidInputException("muster.health.probe", properties.health().probe(),
@@ -93,6 +96,7 @@ public final class MusterClients implements AutoCloseable {
         .cache(cache.build())
         .balancer(BalancerConfig.defaults().toBuilder().localZone(zone).healthyPanicThreshold(lb.panicThreshold())
             .slowStart(lb.slowStart()).maxStale(d.maxStale(), d.stalePolicy()).build())
+        .retry(retry)
         .firstSetTimeout(d.firstSetTimeout())
         .probe(probe(properties.health()))
         .healthEvents(MusterClients::log);
@@ -112,6 +116,23 @@ public final class MusterClients implements AutoCloseable {
     switch (e.type()) {
       case PROBE_DOWN, PANIC_ON, MAX_STALE_REACHED -> LOG.warn("{} {}: {}", e.type().jsonName(), what, e.detail());
       default -> LOG.info("{} {}: {}", e.type().jsonName(), what, e.detail());
+    }
+  }
+
+  /** {@code muster.loadbalancer.retry-budget.*} as a {@link RetryConfig}; a bad value names the property. */
+  static RetryConfig retryConfig(MusterProperties.RetryBudget b) {
+    try {
+      return RetryConfig.defaults().toBuilder().budget(b.ttl(), b.percentCanRetry(), b.minRetriesPerSecond())
+          .build();
+    } catch (dev.muster.InvalidInputException e) {
+      String property = switch (e.field()) {
+        case "budgetTtl" -> "ttl";
+        case "budgetPercentCanRetry" -> "percent-can-retry";
+        default -> "min-retries-per-second";
+      };
+      throw dev.muster.InvalidInputException.withMessage("muster.loadbalancer.retry-budget." + property, e.value(),
+          "muster.loadbalancer.retry-budget." + property + " " + e.value() + " is invalid"
+              + e.getMessage().substring(e.getMessage().indexOf(':')));
     }
   }
 

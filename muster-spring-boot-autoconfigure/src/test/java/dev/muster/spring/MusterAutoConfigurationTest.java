@@ -70,6 +70,8 @@ class MusterAutoConfigurationTest {
           assertThat(p.instance().weight()).isEqualTo(100);
           assertThat(p.instance().version()).isEqualTo("v1");
           assertThat(p.discovery().firstSetTimeout()).isEqualTo(Duration.ofSeconds(10));
+          assertThat(p.loadbalancer().retryBudget()).isEqualTo(new MusterProperties.RetryBudget(
+              Duration.ofSeconds(10), 0.2, 10));
         });
   }
 
@@ -97,6 +99,17 @@ class MusterAutoConfigurationTest {
         "muster.instance.address=127.0.0.1", "muster.instance.weight=50000").run(ctx -> {
           assertThat(ctx).hasFailed();
           assertThat(ctx.getStartupFailure()).rootCause().hasMessageContaining("weight").hasMessageContaining("50000");
+        });
+  }
+
+  @Test
+  void aBadRetryBudgetFailsTheStartNamingTheProperty() {
+    runner.withPropertyValues("muster.endpoints=http://127.0.0.1:2", "spring.application.name=orders",
+        "muster.loadbalancer.retry-budget.percent-can-retry=1.5").run(ctx -> {
+          assertThat(ctx).hasFailed();
+          assertThat(ctx.getStartupFailure()).rootCause()
+              .hasMessageContaining("muster.loadbalancer.retry-budget.percent-can-retry 1.5 is invalid")
+              .hasMessageContaining("0.0 to 1.0");
         });
   }
 
