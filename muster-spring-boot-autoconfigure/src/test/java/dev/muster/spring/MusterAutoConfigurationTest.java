@@ -114,6 +114,26 @@ class MusterAutoConfigurationTest {
   }
 
   @Test
+  void aWebClientsRetriesAreWithinTheBudgetWhereSpringCloudRetriesAtAll() {
+    ApplicationContextRunner reactive = runner.withConfiguration(AutoConfigurations.of(
+        org.springframework.cloud.client.loadbalancer.reactive.LoadBalancerBeanPostProcessorAutoConfiguration.class,
+        org.springframework.cloud.client.loadbalancer.reactive.ReactorLoadBalancerClientAutoConfiguration.class))
+        .withPropertyValues("muster.endpoints=http://127.0.0.1:2", "spring.application.name=orders");
+    reactive.withPropertyValues("spring.cloud.loadbalancer.retry.enabled=true").run(ctx -> {
+      assertThat(ctx).hasNotFailed();
+      assertThat(ctx.getBean(org.springframework.cloud.client.loadbalancer.reactive
+          .LoadBalancedExchangeFilterFunction.class)).isInstanceOf(MusterRetryableExchangeFilterFunction.class);
+    });
+    reactive.run(ctx -> {
+      assertThat(ctx).hasNotFailed();
+      assertThat(ctx).doesNotHaveBean(MusterRetryableExchangeFilterFunction.class);
+      assertThat(ctx.getBean(org.springframework.cloud.client.loadbalancer.reactive
+          .LoadBalancedExchangeFilterFunction.class)).isInstanceOf(org.springframework.cloud.client.loadbalancer
+          .reactive.ReactorLoadBalancerExchangeFilterFunction.class);
+    });
+  }
+
+  @Test
   void aUserWithoutAPasswordFileFailsTheStartSayingWhatIsMissing() {
     runner.withPropertyValues("muster.endpoints=http://127.0.0.1:2", "spring.application.name=orders",
         "muster.user=orders").run(ctx -> {
