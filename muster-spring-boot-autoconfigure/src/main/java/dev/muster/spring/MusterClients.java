@@ -5,6 +5,7 @@ import dev.muster.balance.BalancerConfig;
 import dev.muster.cache.CacheConfig;
 import dev.muster.client.MusterClient;
 import dev.muster.etcd.EtcdRegistry;
+import dev.muster.retry.RetryConfig;
 import dev.muster.sign.TrustedKey;
 import dev.muster.sign.TrustedKeys;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -29,6 +30,7 @@ public final class MusterClients implements AutoCloseable {
   private final EtcdRegistry registry;
   private final MusterProperties properties;
   private final MeterRegistry meters; // null without Micrometer
+  private final RetryConfig retry; // only its budget is used: Spring Cloud makes the retries
   private final Map<String, MusterClient> clients = new ConcurrentHashMap<>();
   private volatile boolean closed;
   private volatile List<String> lastServices = List.of();
@@ -38,6 +40,7 @@ public final class MusterClients implements AutoCloseable {
     this.properties = Objects.requireNonNull(properties, "properties");
     this.meters = meters;
     dev.muster.health.ProbeConfig pc = probe(properties.health()); // a bad muster.health.* fails the start
+    this.retry = retryConfig(properties.loadbalancer().retryBudget()); // and so does a bad retry budget
     if (pc != null && pc.kind() == dev.muster.health.ProbeConfig.Kind.GRPC) {
       grpcProbe(pc).close(); // without muster-grpc on the class path, the start fails saying so
     }
@@ -91,6 +94,7 @@ public final class MusterClients implements AutoCloseable {
         .cache(cache.build())
         .balancer(BalancerConfig.defaults().toBuilder().localZone(zone).healthyPanicThreshold(lb.panicThreshold())
             .slowStart(lb.slowStart()).maxStale(d.maxStale(), d.stalePolicy()).build())
+        .retry(retry)
         .firstSetTimeout(d.firstSetTimeout())
         .healthEvents(MusterClients::log);
     dev.muster.health.ProbeConfig probeConfig = probe(properties.health());
@@ -131,6 +135,23 @@ public final class MusterClients implements AutoCloseable {
           + " to the class path for grpc.health.v1 probes, or use http:/PATH or tcp");
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException("cannot create muster-grpc's GrpcHealthProbe: " + e, e);
+    }
+  }
+
+  /** {@code muster.loadbalancer.retry-budget.*} as a {@link RetryConfig}; a bad value names the property. */
+  static RetryConfig retryConfig(MusterProperties.RetryBudget b) {
+    try {
+      return RetryConfig.defaults().toBuilder().budget(b.ttl(), b.percentCanRetry(), b.minRetriesPerSecond())
+          .build();
+    } catch (dev.muster.InvalidInputException e) {
+      String property = switch (e.field()) {
+        case "budgetTtl" -> "ttl";
+        case "budgetPercentCanRetry" -> "percent-can-retry";
+        default -> "min-retries-per-second";
+      };
+      throw dev.muster.InvalidInputException.withMessage("muster.loadbalancer.retry-budget." + property, e.value(),
+          "muster.loadbalancer.retry-budget." + property + " " + e.value() + " is invalid"
+              + e.getMessage().substring(e.getMessage().indexOf(':')));
     }
   }
 

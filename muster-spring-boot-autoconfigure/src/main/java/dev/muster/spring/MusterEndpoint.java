@@ -8,7 +8,7 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 /**
  * {@code /actuator/muster}: etcd's endpoints, this application's registration, and every started cache with its
  * revision, staleness, instances (state, zone, weight, ejected, in flight), ejections and the retry budget's
- * refusals. Expose it with {@code management.endpoints.web.exposure.include=health,muster}.
+ * counts (requests, retries, refused). Expose it with {@code management.endpoints.web.exposure.include=health,muster}.
  */
 @Endpoint(id = "muster")
 public final class MusterEndpoint {

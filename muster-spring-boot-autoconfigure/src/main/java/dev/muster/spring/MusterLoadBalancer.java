@@ -53,19 +53,20 @@ public final class MusterLoadBalancer implements ReactorServiceInstanceLoadBalan
     if (client.staleRefusal().isPresent()) {
       return new EmptyResponse(); // FAIL_CLOSED past muster.discovery.max-stale: logged once as max_stale_reached
     }
-    EndpointState avoid = previous(request);
+    ServiceInstance previous = previous(request);
+    EndpointState avoid = previous instanceof MusterServiceInstance before ? before.picked() : null;
     EndpointState picked = avoid == null ? client.balancer().pick() : client.balancer().pick(avoid);
     return picked == null ? new EmptyResponse()
-        : new DefaultResponse(new MusterServiceInstance(picked.instance(), picked));
+        : new DefaultResponse(new MusterServiceInstance(picked.instance(), picked, previous != null));
   }
 
-  /** The endpoint a retried request went to before, if Spring Cloud says this is a retry. */
+  /**
+   * The instance a retried request went to before, if Spring Cloud says this is a retry; null for a first attempt.
+   * (Both the blocking and the reactive retries name it in a {@link RetryableRequestContext} when they choose.)
+   */
   @SuppressWarnings("rawtypes")
-  private static EndpointState previous(Request request) {
-    if (request != null && request.getContext() instanceof RetryableRequestContext retry
-        && retry.getPreviousServiceInstance() instanceof MusterServiceInstance before) {
-      return before.picked();
-    }
-    return null;
+  private static ServiceInstance previous(Request request) {
+    return request != null && request.getContext() instanceof RetryableRequestContext retry
+        ? retry.getPreviousServiceInstance() : null;
   }
 }

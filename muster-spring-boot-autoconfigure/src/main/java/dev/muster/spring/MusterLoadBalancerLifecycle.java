@@ -10,14 +10,15 @@ import org.springframework.cloud.client.loadbalancer.LoadBalancerLifecycle;
 import org.springframework.cloud.client.loadbalancer.Request;
 import org.springframework.cloud.client.loadbalancer.Response;
 import org.springframework.cloud.client.loadbalancer.ResponseData;
-import org.springframework.cloud.client.loadbalancer.RetryableRequestContext;
 
 /**
  * Feeds each call that {@link MusterLoadBalancer} picked for back to Muster's engine, as {@code MusterClient}
  * does for its own attempts: the endpoint's in-flight count and latency (for power of two choices) and the
  * outcome (for ejection). A call that failed without an answer (refused, reset, timed out) is a local-origin
  * failure; an answer of 500 or more is a 5xx; any other answer is a success; a discarded call proves nothing. The
- * first attempt of each request deposits into the service's retry budget.
+ * first attempt of each request (an instance {@link MusterLoadBalancer} did not pick for a retry) deposits into the
+ * service's retry budget, for the blocking and the reactive clients alike; the retries withdraw
+ * ({@link MusterRetryFactory}, {@link MusterRetryableExchangeFilterFunction}).
  *
  * <p>Thread-safe: Spring Cloud calls it from the threads that run the requests.
  */
@@ -42,8 +43,9 @@ public final class MusterLoadBalancerLifecycle implements LoadBalancerLifecycle<
         && picked.picked() != null) {
       picked.started(System.nanoTime());
       picked.picked().started();
-      if (!(request.getContext() instanceof RetryableRequestContext retry)
-          || retry.getPreviousServiceInstance() == null) {
+      if (!picked.retry()) {
+        // Not the request's context: by now Spring Cloud's reactive retries have put this very instance in it as
+        // the "previous" one, so every attempt would look like a retry there. The choice knew which it was.
         clientOf(picked).budget().deposit();
       }
     }

@@ -91,11 +91,26 @@ public record MusterProperties(
    *     route across all of them (Envoy's {@code healthy_panic_threshold}; 0: only when none is)
    * @param slowStart ramp the share of an instance that joins or recovers over this window (0s: off; Envoy's
    *     {@code slow_start_window}, linear, from 10 %)
+   * @param retryBudget how many of Spring Cloud's retries each service this application calls may have
    */
   public record LoadBalancer(
       @DefaultValue("true") boolean enabled,
       @DefaultValue("50") int panicThreshold,
-      @DefaultValue("0s") Duration slowStart) {}
+      @DefaultValue("0s") Duration slowStart,
+      @DefaultValue RetryBudget retryBudget) {}
+
+  /**
+   * The retry budget of each service this application calls (Finagle's): in any window of {@code ttl}, retries
+   * are at most {@code percentCanRetry} of the requests plus {@code minRetriesPerSecond} per second of the window.
+   *
+   * @param ttl the window deposits and withdrawals count for
+   * @param percentCanRetry retries allowed per request, 0 to 1
+   * @param minRetriesPerSecond a floor of retries allowed whatever the traffic, so a quiet service can retry
+   */
+  public record RetryBudget(
+      @DefaultValue("10s") Duration ttl,
+      @DefaultValue("0.2") double percentCanRetry,
+      @DefaultValue("10") int minRetriesPerSecond) {}
 
   /**
    * Active probes of every instance of the services this application calls, in parallel with the lease.

@@ -20,16 +20,18 @@ import org.springframework.cloud.client.ServiceInstance;
 public final class MusterServiceInstance implements ServiceInstance {
   private final Instance instance;
   private final EndpointState picked; // null unless it came from the load balancer
+  private final boolean retry; // picked for a retry of a request, not for its first attempt
   private final Map<String, String> metadata;
   private volatile long startedNanos; // set when the request starts (the load balancer's lifecycle)
 
   public MusterServiceInstance(Instance instance) {
-    this(instance, null);
+    this(instance, null, false);
   }
 
-  MusterServiceInstance(Instance instance, EndpointState picked) {
+  MusterServiceInstance(Instance instance, EndpointState picked, boolean retry) {
     this.instance = Objects.requireNonNull(instance, "instance");
     this.picked = picked;
+    this.retry = retry;
     Map<String, String> m = new LinkedHashMap<>(instance.metadata());
     putIfNotNull(m, "zone", instance.zone());
     putIfNotNull(m, "region", instance.region());
@@ -57,6 +59,11 @@ public final class MusterServiceInstance implements ServiceInstance {
   /** The endpoint the load balancer picked, or null for an instance from discovery. */
   EndpointState picked() {
     return picked;
+  }
+
+  /** Whether the load balancer picked it for a retry (Spring Cloud named a previous instance), not a first try. */
+  boolean retry() {
+    return retry;
   }
 
   void started(long nanos) {

@@ -59,6 +59,8 @@ final class MusterStatus {
     if (detail) {
       m.put("ejections", client.balancer().detector().ejections());
       m.put("retryBudgetRefused", client.budget().refused());
+      m.put("retryBudget", Map.of("requests", client.budget().deposits(), "retries", client.budget().withdrawals(),
+          "refused", client.budget().refused()));
       m.put("instances", endpoints.stream().map(e -> {
         Map<String, Object> i = new LinkedHashMap<>();
         i.put("id", e.instance().id());

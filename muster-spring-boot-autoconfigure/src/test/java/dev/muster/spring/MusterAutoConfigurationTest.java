@@ -70,6 +70,8 @@ class MusterAutoConfigurationTest {
           assertThat(p.instance().weight()).isEqualTo(100);
           assertThat(p.instance().version()).isEqualTo("v1");
           assertThat(p.discovery().firstSetTimeout()).isEqualTo(Duration.ofSeconds(10));
+          assertThat(p.loadbalancer().retryBudget()).isEqualTo(new MusterProperties.RetryBudget(
+              Duration.ofSeconds(10), 0.2, 10));
         });
   }
 
@@ -98,6 +100,37 @@ class MusterAutoConfigurationTest {
           assertThat(ctx).hasFailed();
           assertThat(ctx.getStartupFailure()).rootCause().hasMessageContaining("weight").hasMessageContaining("50000");
         });
+  }
+
+  @Test
+  void aBadRetryBudgetFailsTheStartNamingTheProperty() {
+    runner.withPropertyValues("muster.endpoints=http://127.0.0.1:2", "spring.application.name=orders",
+        "muster.loadbalancer.retry-budget.percent-can-retry=1.5").run(ctx -> {
+          assertThat(ctx).hasFailed();
+          assertThat(ctx.getStartupFailure()).rootCause()
+              .hasMessageContaining("muster.loadbalancer.retry-budget.percent-can-retry 1.5 is invalid")
+              .hasMessageContaining("0.0 to 1.0");
+        });
+  }
+
+  @Test
+  void aWebClientsRetriesAreWithinTheBudgetWhereSpringCloudRetriesAtAll() {
+    ApplicationContextRunner reactive = runner.withConfiguration(AutoConfigurations.of(
+        org.springframework.cloud.client.loadbalancer.reactive.LoadBalancerBeanPostProcessorAutoConfiguration.class,
+        org.springframework.cloud.client.loadbalancer.reactive.ReactorLoadBalancerClientAutoConfiguration.class))
+        .withPropertyValues("muster.endpoints=http://127.0.0.1:2", "spring.application.name=orders");
+    reactive.withPropertyValues("spring.cloud.loadbalancer.retry.enabled=true").run(ctx -> {
+      assertThat(ctx).hasNotFailed();
+      assertThat(ctx.getBean(org.springframework.cloud.client.loadbalancer.reactive
+          .LoadBalancedExchangeFilterFunction.class)).isInstanceOf(MusterRetryableExchangeFilterFunction.class);
+    });
+    reactive.run(ctx -> {
+      assertThat(ctx).hasNotFailed();
+      assertThat(ctx).doesNotHaveBean(MusterRetryableExchangeFilterFunction.class);
+      assertThat(ctx.getBean(org.springframework.cloud.client.loadbalancer.reactive
+          .LoadBalancedExchangeFilterFunction.class)).isInstanceOf(org.springframework.cloud.client.loadbalancer
+          .reactive.ReactorLoadBalancerExchangeFilterFunction.class);
+    });
   }
 
   @Test

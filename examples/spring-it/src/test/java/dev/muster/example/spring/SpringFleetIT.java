@@ -4,21 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.muster.cache.CacheConfig;
 import dev.muster.cache.EndpointCache;
-import dev.muster.etcd.EtcdConfig;
 import dev.muster.etcd.EtcdRegistry;
 import dev.muster.registry.Instance;
 import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdCluster;
 import dev.muster.testing.LoopbackPorts;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,44 +37,30 @@ class SpringFleetIT {
   @RegisterExtension
   static EtcdCluster etcd = EtcdCluster.builder().members(1).build();
 
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-  private final List<ChildProcess> apps = new ArrayList<>();
   private final String namespace = "spring" + Long.toHexString(System.nanoTime() & 0xffffff);
+  private SpringApps apps;
   private EtcdRegistry registry;
   private int shopPort;
 
   @AfterEach
   void stop() {
-    apps.forEach(ChildProcess::close);
-    if (registry != null) {
-      registry.close();
+    if (apps != null) {
+      apps.close();
     }
   }
 
   private ChildProcess app(String name, String jarProperty, String... args) {
-    List<String> rest = new ArrayList<>(List.of("-jar", Path.of(System.getProperty(jarProperty)).toString(),
-        "--muster.endpoints=" + etcd.endpointsString(), "--muster.namespace=" + namespace,
-        "--spring.main.banner-mode=off"));
-    rest.addAll(List.of(args));
-    ChildProcess p = ChildProcess.start(name, ChildProcess.javaCommand(
-        List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), rest));
-    apps.add(p);
-    return p;
+    return apps.app(name, jarProperty, args);
   }
 
   /** Starts {@code orders} as {@code id} and waits until it is registered; returns its registered record. */
   private Instance orders(String id) {
-    ChildProcess p = app(id, "orders.jar", "--muster.instance.id=" + id, "--muster.instance.ttl=3s",
-        "--muster.instance.keepalive=1s", "--muster.instance.drain=1s");
-    await(id + " registered").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100))
-        .until(() -> registered(id).isPresent() || !p.isAlive());
-    assertThat(p.isAlive()).as("%s: %s", id, p.stderrTail()).isTrue();
+    apps.orders(id, "--muster.instance.ttl=3s", "--muster.instance.keepalive=1s", "--muster.instance.drain=1s");
     return registered(id).orElseThrow();
   }
 
   private Optional<Instance> registered(String id) {
-    return registry.list(namespace, "orders").instances().stream().filter(i -> i.id().equals(id)).findFirst();
+    return apps.registered(id);
   }
 
   /** {@code muster ls orders --json}: one JSON object per instance. */
@@ -92,7 +71,7 @@ class SpringFleetIT {
       assertThat(ls.exitCode(Duration.ofSeconds(60))).as("muster ls: %s", ls.stderrTail()).isZero();
       List<JsonNode> instances = new ArrayList<>();
       for (String line : ls.stdout()) {
-        JsonNode n = JSON.readTree(line);
+        JsonNode n = SpringApps.JSON.readTree(line);
         if (n.has("id")) {
           instances.add(n);
         }
@@ -102,12 +81,7 @@ class SpringFleetIT {
   }
 
   private JsonNode get(int port, String path) throws IOException, InterruptedException {
-    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-        .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
-    if (r.statusCode() != 200) {
-      throw new IOException(path + " answered " + r.statusCode() + ": " + r.body());
-    }
-    return JSON.readTree(r.body());
+    return apps.get(port, path);
   }
 
   /** What {@code n} calls of shop's {@code /buy} every 20 ms got: served_by counts and failures, while {@code during} runs half-way. */
@@ -129,7 +103,8 @@ class SpringFleetIT {
 
   @Test
   void shopCallsOrdersThroughKillsRollingRestartsNewInstancesAndAnEtcdOutage() throws Exception {
-    registry = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()));
+    apps = new SpringApps(etcd.endpointsString(), namespace);
+    registry = apps.registry();
     Instance o1 = orders("o1");
     Instance o2 = orders("o2");
     // Registered with the port Tomcat bound (server.port=0) and the configured metadata; that port answers as o1.
@@ -169,7 +144,7 @@ class SpringFleetIT {
     assertThat(held.findValuesAsText("id")).containsExactlyInAnyOrder("o1", "o2");
     assertThat(held.findValues("ejected")).allSatisfy(e -> assertThat(e.asBoolean()).isFalse());
 
-    ChildProcess p1 = apps.get(0);
+    ChildProcess p1 = apps.started().get(0);
     Map<String, Integer> killed = calls(100, failures, p1::kill);
     System.out.println("[spring fleet IT] o1 SIGKILLed half-way: " + killed + ", failed " + failures);
     assertThat(failures).as("idempotent GETs across a SIGKILL").isEmpty();
@@ -181,7 +156,7 @@ class SpringFleetIT {
     System.out.printf("[spring fleet IT] o3 (port %d) served a call %d ms after it was registered%n", o3.port(),
         (System.nanoTime() - ready) / 1_000_000);
 
-    ChildProcess p2 = apps.get(1);
+    ChildProcess p2 = apps.started().get(1);
     List<String> o2States = new CopyOnWriteArrayList<>(); // o2's state at etcd, change by change; "gone" at the end
     try (EndpointCache watch = registry.watch(CacheConfig.builder("orders").namespace(namespace).build(),
         (set, delta) -> {
