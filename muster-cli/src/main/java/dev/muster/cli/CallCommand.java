@@ -119,7 +119,7 @@ final class CallCommand implements Callable<Integer> {
     CallLines lines = new CallLines(out, service, loop.json, loop.quiet, true);
     EtcdRegistry registry = EtcdRegistry.connect(common.etcdConfig());
     EndpointCache cache = registry.watch(cacheConfig);
-    MusterHttp http = new MusterHttp(s -> cache, config); // one service per process: the cache above is its cache
+    MusterHttp http = MusterHttp.builder(s -> cache).config(config).build(); // one service: the cache above
     // First use: the service's MusterClient adds its listener (set -> balancer), so it runs before ours.
     MusterClient client = http.client(service);
     if (clearOnStale) {

@@ -19,9 +19,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
@@ -39,8 +37,8 @@ import org.slf4j.LoggerFactory;
  * un-ejection — rebuilds an immutable Picker under `lock` and publishes it through the volatile `picker` field. A
  * pick reads that field and nothing else shared, so it takes no lock and allocates nothing.
  *
- * A set update from the cache comes with its delta: `byKey` (mutable, only touched under `lock`, never seen by a
- * pick) changes only at the delta's keys, so unchanged endpoints' states are not even looked at. Only a change of
+ * A set update from the cache comes with its delta: the EndpointTable (mutable, only touched under `lock`, never seen
+ * by a pick) changes only at the delta's keys, so unchanged endpoints' states are not even looked at. Only a change of
  * members re-lays the key-ordered arrays; the picker, flat arrays of candidates, is rebuilt for every update that
  * changes members or what it reads (weight, zone, DRAINING). The picker's build stays O(set size): making it
  * incremental would need persistent weighted trees in place of the arrays that keep pick() allocation-free.
@@ -90,9 +88,7 @@ public final class Balancer implements EndpointListener, Prober.Sink, AutoClosea
   private final SerialRelay<HealthEvent> pendingEvents; // queued under the lock, delivered in that order
 
   // Guarded by lock.
-  private Map<InstanceKey, EndpointState> byKey = new HashMap<>();
-  private EndpointState[] ordered = new EndpointState[0];
-  private List<OutlierState> outliers = List.of();
+  private final EndpointTable table;
   private boolean hadEndpoints;
   private long recentWindowNanos = -1;
   private final MaxStale maxStale;
@@ -124,7 +120,7 @@ public final class Balancer implements EndpointListener, Prober.Sink, AutoClosea
         .events(events));
   }
 
-  private Balancer(Builder b) {
+  Balancer(BalancerBuilder b) {
     this.service = b.service;
     this.events = HealthListener.guarded(b.events);
     this.pendingEvents = new SerialRelay<>(this.events::onEvent);
@@ -136,6 +132,7 @@ public final class Balancer implements EndpointListener, Prober.Sink, AutoClosea
     this.clock = b.clock;
     this.scheduler = b.scheduler;
     this.maxStale = new MaxStale(config, service, clock);
+    this.table = new EndpointTable(config.ewmaDecay(), nanoTime);
     detector.attach(new OutlierDetector.Pool() {
       @Override
       public List<OutlierState> hosts() {
@@ -150,8 +147,8 @@ public final class Balancer implements EndpointListener, Prober.Sink, AutoClosea
   }
 
   /** A builder of a balancer with {@code config}; everything else has a production default. */
-  public static Builder builder(BalancerConfig config) {
-    return new Builder(config);
+  public static BalancerBuilder builder(BalancerConfig config) {
+    return new BalancerBuilder(config);
   }
 
   /** A balancer on the system ticker and {@link ThreadLocalRandom}. */
@@ -178,7 +175,7 @@ public final class Balancer implements EndpointListener, Prober.Sink, AutoClosea
     List<Instance> removed = new ArrayList<>();
     lock.lock();
     try {
-      replaceLocked(set, removed);
+      table.replace(set, removed);
       rebuildLocked();
     } finally {
       lock.unlock();
@@ -203,13 +200,13 @@ public final class Balancer implements EndpointListener, Prober.Sink, AutoClosea
     List<Instance> removed = new ArrayList<>();
     lock.lock();
     try {
-      if (delta.isEmpty() && set.size() == byKey.size()) {
+      if (delta.isEmpty() && set.size() == table.size()) {
         return; // nothing to do: every state and the picker are as they were
       }
-      Boolean pickerStale = applyLocked(set, delta, removed);
+      Boolean pickerStale = table.apply(set, delta, removed);
       if (pickerStale == null) {
         removed.clear();
-        replaceLocked(set, removed);
+        table.replace(set, removed);
         pickerStale = true;
       }
       if (pickerStale) {
@@ -226,88 +223,6 @@ public final class Balancer implements EndpointListener, Prober.Sink, AutoClosea
   @Override
   public void onChange(EndpointSet set, EndpointDelta delta) {
     update(set, delta);
-  }
-
-  /**
-   * Applies the delta to {@code byKey} and the arrays. Returns null (and changes nothing) when it does not fit;
-   * otherwise whether the picker must be rebuilt: not when only fields it never reads changed (metadata, tags).
-   */
-  private Boolean applyLocked(EndpointSet set, EndpointDelta delta, List<Instance> removed) {
-    for (Instance i : delta.removed()) {
-      if (!byKey.containsKey(i.key())) {
-        return null;
-      }
-    }
-    for (Instance i : delta.changed()) {
-      if (!byKey.containsKey(i.key())) {
-        return null;
-      }
-    }
-    for (Instance i : delta.added()) {
-      if (byKey.containsKey(i.key())) {
-        return null;
-      }
-    }
-    if (byKey.size() - delta.removed().size() + delta.added().size() != set.size()) {
-      return null;
-    }
-    boolean pickerStale = false;
-    for (Instance i : delta.changed()) {
-      EndpointState state = byKey.get(i.key());
-      pickerStale |= !samePickFields(state.instance(), i);
-      state.instance(i);
-    }
-    if (delta.added().isEmpty() && delta.removed().isEmpty()) {
-      return pickerStale; // same members, same order: the arrays stay
-    }
-    for (Instance i : delta.removed()) {
-      removed.add(byKey.remove(i.key()).instance());
-    }
-    for (Instance i : delta.added()) {
-      byKey.put(i.key(), new EndpointState(i, config.ewmaDecay(), nanoTime));
-    }
-    orderLocked(set);
-    return true;
-  }
-
-  /** The fields a picker is built from (Picker reads weight, zone and DRAINING) are the same in both. */
-  private static boolean samePickFields(Instance a, Instance b) {
-    return a.weight() == b.weight() && a.state() == b.state() && Objects.equals(a.zone(), b.zone());
-  }
-
-  /** Makes {@code byKey} and the arrays hold exactly {@code set}, comparing every key. */
-  private void replaceLocked(EndpointSet set, List<Instance> removed) {
-    Map<InstanceKey, EndpointState> next = new HashMap<>();
-    for (Instance instance : set.instances()) {
-      EndpointState state = byKey.get(instance.key());
-      if (state == null) {
-        state = new EndpointState(instance, config.ewmaDecay(), nanoTime);
-      } else {
-        state.instance(instance);
-      }
-      next.put(state.key(), state);
-    }
-    for (Map.Entry<InstanceKey, EndpointState> old : byKey.entrySet()) {
-      if (!next.containsKey(old.getKey())) {
-        removed.add(old.getValue().instance());
-      }
-    }
-    byKey = next;
-    orderLocked(set);
-  }
-
-  /** The arrays in the set's key order, from {@code byKey} (which holds exactly the set's keys). */
-  private void orderLocked(EndpointSet set) {
-    List<Instance> instances = set.instances();
-    EndpointState[] nextOrdered = new EndpointState[instances.size()];
-    OutlierState[] nextOutliers = new OutlierState[instances.size()];
-    for (int i = 0; i < nextOrdered.length; i++) {
-      EndpointState state = byKey.get(instances.get(i).key());
-      nextOrdered[i] = state;
-      nextOutliers[i] = state.outlier();
-    }
-    ordered = nextOrdered;
-    outliers = List.of(nextOutliers);
   }
 
   private void report(List<Instance> removed) {
@@ -459,7 +374,7 @@ public final class Balancer implements EndpointListener, Prober.Sink, AutoClosea
   public void probeChanged(InstanceKey key, boolean down) {
     lock.lock();
     try {
-      EndpointState state = byKey.get(key);
+      EndpointState state = table.get(key);
       if (state == null || state.isProbeDown() == down) {
         return;
       }
@@ -541,9 +456,10 @@ public final class Balancer implements EndpointListener, Prober.Sink, AutoClosea
   }
 
   private void rebuildLocked() {
-    detector.unejectDue(outliers);
+    detector.unejectDue(table.outliers());
     long now = nanoTime.getAsLong();
     boolean slowStart = !config.slowStartWindow().isZero();
+    EndpointState[] ordered = table.ordered();
     for (EndpointState e : ordered) {
       boolean routable = e.isAvailable();
       if (routable && !e.wasRoutable && slowStart && hadEndpoints) {
@@ -564,7 +480,7 @@ public final class Balancer implements EndpointListener, Prober.Sink, AutoClosea
     }
     long window = maxStale.recentWindowNanos() >= 0 ? maxStale.recentWindowNanos() : recentWindowNanos;
     Picker before = picker;
-    picker = new Picker(ordered, outliers, config, roundRobin, now, window, maxStale.refusing(),
+    picker = new Picker(ordered, table.outliers(), config, roundRobin, now, window, maxStale.refusing(),
         maxStale.wakeAtNanos());
     if (picker.panicking != before.panicking) {
       pendingEvents.add(event(picker.panicking ? HealthEvent.Type.PANIC_ON : HealthEvent.Type.PANIC_OFF, null,
@@ -580,77 +496,5 @@ public final class Balancer implements EndpointListener, Prober.Sink, AutoClosea
   /** Hands queued events to the listener; called after every release of the lock, never under it. */
   private void fireEvents() {
     pendingEvents.drain(); // one thread at a time, in the order they were queued (SerialRelay)
-  }
-
-  /** Builds a {@link Balancer}; each setting has a production default. */
-  public static final class Builder {
-    private final BalancerConfig config;
-    private OutlierDetector detector;
-    private LongSupplier ticker = System::nanoTime;
-    private Supplier<? extends RandomGenerator> random = ThreadLocalRandom::current;
-    private Consumer<Instance> onRemoved;
-    private String service = "?";
-    private HealthListener events = HealthListener.NONE;
-    private Clock clock = Clock.systemUTC();
-    private Scheduler scheduler;
-
-    private Builder(BalancerConfig config) {
-      this.config = Objects.requireNonNull(config, "config");
-    }
-
-    /** This service's own detector, on the same ticker (default: one with {@link OutlierConfig#defaults()}). */
-    public Builder detector(OutlierDetector detector) {
-      this.detector = Objects.requireNonNull(detector, "detector");
-      return this;
-    }
-
-    /** The monotonic ticker (default {@code System::nanoTime}). */
-    public Builder ticker(LongSupplier nanoTime) {
-      this.ticker = Objects.requireNonNull(nanoTime, "nanoTime");
-      return this;
-    }
-
-    /** The random generator for picks, asked once per pick (default {@code ThreadLocalRandom::current}). */
-    public Builder random(Supplier<? extends RandomGenerator> random) {
-      this.random = Objects.requireNonNull(random, "random");
-      return this;
-    }
-
-    /** Told of each instance dropped by an update (to close its connections); fast, must not throw. */
-    public Builder onRemoved(Consumer<Instance> onRemoved) {
-      this.onRemoved = onRemoved;
-      return this;
-    }
-
-    /** The service named in events and refusals. */
-    public Builder service(String service) {
-      this.service = Objects.requireNonNull(service, "service");
-      return this;
-    }
-
-    /** Where panic, slow-start and stale-policy events go (see {@link HealthListener} for the threads). */
-    public Builder events(HealthListener events) {
-      this.events = events == null ? HealthListener.NONE : events;
-      return this;
-    }
-
-    /** The wall clock of events and of the cache's stale times (default the system's). */
-    public Builder clock(Clock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
-      return this;
-    }
-
-    /**
-     * A scheduler to reach {@code maxStale} on time, for its event and restriction; without one (the default) it
-     * is reached by the first pick or check after it.
-     */
-    public Builder scheduler(Scheduler scheduler) {
-      this.scheduler = scheduler;
-      return this;
-    }
-
-    public Balancer build() {
-      return new Balancer(this);
-    }
   }
 }

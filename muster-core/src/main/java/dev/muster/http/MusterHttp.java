@@ -40,7 +40,7 @@ import java.util.function.Function;
  * budget (SPEC §5). A thin layer over one {@link MusterClient} per service.
  *
  * <pre>{@code
- * MusterHttp http = new MusterHttp(registry, HttpCallConfig.defaults()); // registry: an EndpointSource
+ * MusterHttp http = MusterHttp.builder(registry).build(); // registry: an EndpointSource; .config(...) to tune
  * CallResult<HttpResponse<String>> r = http.call("orders",
  *     HttpRequest.newBuilder(URI.create("http://orders/hello")).GET().build(), Idempotent.YES).join();
  * }</pre>
@@ -61,19 +61,46 @@ public final class MusterHttp implements AutoCloseable {
   private final Map<String, CompletableFuture<ServiceCalls>> services = new ConcurrentHashMap<>();
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  /**
-   * @param caches opens the endpoint cache of a service (called once per service, e.g.
-   *     {@code service -> registry.open(CacheConfig.builder(service).build())}); MusterHttp closes what it returns
-   */
-  public MusterHttp(Function<String, EndpointCache> caches, HttpCallConfig config) {
+  private MusterHttp(Function<String, EndpointCache> caches, HttpCallConfig config) {
     this.caches = Objects.requireNonNull(caches, "caches");
     this.config = Objects.requireNonNull(config, "config");
   }
 
-  /** Opens each service's cache from {@code source} with {@code CacheConfig.builder(service)}'s defaults. */
-  public MusterHttp(EndpointSource source, HttpCallConfig config) {
-    this(service -> source.open(CacheConfig.builder(service).build()), config);
+  /**
+   * Calls through {@code source}: each service's cache is its shared one ({@link EndpointSource#open}) with
+   * {@code CacheConfig.builder(service)}'s defaults.
+   */
+  public static Builder builder(EndpointSource source) {
     Objects.requireNonNull(source, "source");
+    return new Builder(service -> source.open(CacheConfig.builder(service).build()));
+  }
+
+  /**
+   * Calls through the caches {@code caches} opens (called once per service, e.g. {@code service ->
+   * registry.open(CacheConfig.builder(service).trustedKeys(keys).build())}); MusterHttp closes what it returns.
+   */
+  public static Builder builder(Function<String, EndpointCache> caches) {
+    return new Builder(Objects.requireNonNull(caches, "caches"));
+  }
+
+  /** Builds a {@link MusterHttp}: the caches it calls through, and how it calls ({@link HttpCallConfig}). */
+  public static final class Builder {
+    private final Function<String, EndpointCache> caches;
+    private HttpCallConfig config = HttpCallConfig.defaults();
+
+    private Builder(Function<String, EndpointCache> caches) {
+      this.caches = caches;
+    }
+
+    /** How every call is made: balancer, ejection, retries, probes, timeouts (default {@link HttpCallConfig#defaults()}). */
+    public Builder config(HttpCallConfig config) {
+      this.config = Objects.requireNonNull(config, "config");
+      return this;
+    }
+
+    public MusterHttp build() {
+      return new MusterHttp(caches, config);
+    }
   }
 
   /**

@@ -68,7 +68,8 @@ class MusterHttpTest {
   }
 
   private MusterHttp http(OutlierConfig outlier, RetryConfig retry) {
-    http = new MusterHttp(service -> cache, HttpCallConfig.defaults().withOutlier(outlier).withRetry(retry));
+    http = MusterHttp.builder(service -> cache).config(HttpCallConfig.defaults().withOutlier(outlier)
+        .withRetry(retry)).build();
     return http;
   }
 
@@ -100,10 +101,10 @@ class MusterHttpTest {
   void fiveConsecutive5xxEjectTheEndpointAndTheResponseIsReturnedMeanwhile() throws Exception {
     cache.publish(List.of(serving("broken", 503), serving("fine", 200)));
     // Round robin: power-of-two (the default) may prefer "fine" and leave "broken" short of 5 picks in a row.
-    http = new MusterHttp(service -> cache, HttpCallConfig.defaults()
+    http = MusterHttp.builder(service -> cache).config(HttpCallConfig.defaults()
         .withBalancer(dev.muster.balance.BalancerConfig.defaults().toBuilder()
             .policy(dev.muster.balance.BalancerConfig.Policy.ROUND_ROBIN).build())
-        .withRetry(RetryConfig.defaults().toBuilder().maxRetries(0).build()));
+        .withRetry(RetryConfig.defaults().toBuilder().maxRetries(0).build())).build();
     MusterHttp h = http;
     for (int i = 0; i < 40 && h.balancer("hello").detector().ejections() == 0; i++) {
       h.get("hello", "/hello", Idempotent.NO).get(10, TimeUnit.SECONDS);
@@ -161,7 +162,7 @@ class MusterHttpTest {
   @Test
   void closeClosesEveryCacheItOpened() {
     Map<String, ManualCache> opened = new ConcurrentHashMap<>();
-    http = new MusterHttp(service -> opened.computeIfAbsent(service, s -> new ManualCache()), HttpCallConfig.defaults());
+    http = MusterHttp.builder(service -> opened.computeIfAbsent(service, s -> new ManualCache())).config(HttpCallConfig.defaults()).build();
     http.balancer("orders");
     http.balancer("billing");
 
@@ -185,13 +186,13 @@ class MusterHttpTest {
     }
     CountDownLatch opening = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    http = new MusterHttp(service -> {
+    http = MusterHttp.builder(service -> {
       if (service.equals(slow)) {
         opening.countDown();
         await(release);
       }
       return new ManualCache();
-    }, HttpCallConfig.defaults());
+    }).config(HttpCallConfig.defaults()).build();
     ExecutorService pool = Executors.newFixedThreadPool(2);
     try {
       pool.submit(() -> http.balancer(slow));
@@ -219,7 +220,8 @@ class MusterHttpTest {
 
   @Test
   void aCallWithNoFirstSetWithinTheTimeoutFailsWithNoEndpoint() throws Exception {
-    http = new MusterHttp(service -> cache, HttpCallConfig.defaults().withFirstSetTimeout(Duration.ofMillis(50)));
+    http = MusterHttp.builder(service -> cache).config(HttpCallConfig.defaults()
+        .withFirstSetTimeout(Duration.ofMillis(50))).build();
 
     CallResult<HttpResponse<String>> r = http.get("hello", "/hello", Idempotent.YES).get(10, TimeUnit.SECONDS);
 

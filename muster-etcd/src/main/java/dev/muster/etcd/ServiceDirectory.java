@@ -7,6 +7,7 @@ import dev.muster.cache.EndpointCache;
 import dev.muster.cache.EndpointListener;
 import dev.muster.etcd.internal.EtcdConnection;
 import dev.muster.etcd.internal.EtcdListings;
+import dev.muster.etcd.internal.NamespaceKeys;
 import dev.muster.internal.Backoff;
 import dev.muster.registry.Names;
 import dev.muster.sign.TrustedKey;
@@ -24,7 +25,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -42,8 +42,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /*
- * How the set of services is kept (issue 34, item 4; the pattern every endpoint cache uses: range, then watch from
- * the range's revision):
+ * How the set of services is kept (issue 34, item 4; as every cache: range, then watch from the range's revision):
  *
  *   LISTING  --keys-only range of each prefix ok (revision R)-->  WATCHING from R + 1 (diffs the services first)
  *   LISTING  --range fails-->                                     LISTING again after backoff (listener.listing)
@@ -53,15 +52,12 @@ import org.slf4j.LoggerFactory;
  *   WATCHING --the connection replaced its client-->              LISTING (a watch on a closed client hears nothing)
  *   WATCHING --every relistInterval-->                            LISTING (a check of the watch, as a cache's audit)
  *
- * etcd has no keys-only watch: the watch's events carry values (about 150 B each) that are dropped at once; the
- * directory keeps only keys. Nothing here polls etcd: the only periodic work against etcd is the relist, every
- * relistInterval (default 5 min), where the gateway and the console used to list every second.
+ * etcd has no keys-only watch: events carry values (about 150 B each), dropped at once (NamespaceKeys keeps keys).
+ * The only periodic work against etcd is the relist, every relistInterval (5 min), not a listing every second.
  *
- * Threads: one daemon thread of its own ("muster-directory"), on which every state change, every listener call and
- * every cache open and close happens; jetcd's watch callbacks only hand their response to it. A watch is tagged with
- * a generation, and a callback of an older one is dropped, so a watch cancelled for a relist can never feed the new
- * state. No lock: the state is confined to that thread; caches() and namespaces() read immutable copies published
- * through volatile fields.
+ * Threads: one daemon thread ("muster-directory") makes every state change, listener call, cache open and close;
+ * jetcd's callbacks only hand it their response, tagged with the watch's generation (an older one's is dropped). No
+ * lock: caches() and namespaces() read immutable copies published through volatile fields.
  */
 /**
  * Every service of some namespaces (or of the whole registry), as services come and go, each with a hold on its
@@ -132,8 +128,7 @@ public final class ServiceDirectory implements AutoCloseable {
   private final AtomicLong watchEvents = new AtomicLong();
 
   // The directory thread's.
-  private final Map<String, Service> keys = new HashMap<>();
-  private final Map<Service, Integer> keyCounts = new HashMap<>();
+  private final NamespaceKeys<Service> keys;
   private final Map<Service, EndpointCache> open = new TreeMap<>();
   private final List<Watch.Watcher> watchers = new ArrayList<>();
   private long generation;
@@ -149,6 +144,7 @@ public final class ServiceDirectory implements AutoCloseable {
   private ServiceDirectory(Builder b) {
     this.registry = b.registry;
     this.connection = registry.connection();
+    this.keys = new NamespaceKeys<>(connection.config().layout().rootPrefix(), Service::new);
     this.namespacesAsked = List.copyOf(b.namespaces);
     this.configure = b.configure;
     this.trusted = b.trusted;
@@ -237,7 +233,7 @@ public final class ServiceDirectory implements AutoCloseable {
       return;
     }
     cancelWatches();
-    Map<String, Service> now = new HashMap<>();
+    List<String> now = new ArrayList<>();
     long revision = Long.MAX_VALUE;
     Client client;
     try {
@@ -246,12 +242,7 @@ public final class ServiceDirectory implements AutoCloseable {
         EtcdListings.KeysAt at = EtcdListings.keys(connection, prefix);
         listings.incrementAndGet();
         revision = Math.min(revision, at.revision()); // watch every prefix from the oldest: a repeat is harmless
-        for (String key : at.keys()) {
-          Service s = serviceOf(key);
-          if (s != null) {
-            now.put(key, s);
-          }
-        }
+        now.addAll(at.keys());
       }
     } catch (MusterException | IllegalStateException e) {
       listingFailed(e.getMessage());
@@ -267,9 +258,7 @@ public final class ServiceDirectory implements AutoCloseable {
       call(() -> listener.listing(null, null));
     }
     failures = 0;
-    keys.clear();
-    keyCounts.clear();
-    now.forEach(this::keyAdded);
+    keys.reset(now);
     reconcile();
     listed.countDown();
     watch(client, revision + 1);
@@ -346,17 +335,9 @@ public final class ServiceDirectory implements AutoCloseable {
       watchEvents.incrementAndGet();
       String key = e.getKeyValue().getKey().toString(StandardCharsets.UTF_8);
       if (e.getEventType() == WatchEvent.EventType.PUT) {
-        Service s = serviceOf(key);
-        if (s != null && !keys.containsKey(key)) {
-          keyAdded(key, s);
-          changed = true;
-        }
+        changed |= keys.put(key);
       } else if (e.getEventType() == WatchEvent.EventType.DELETE) {
-        Service s = keys.remove(key);
-        if (s != null) {
-          keyCounts.computeIfPresent(s, (k, n) -> n == 1 ? null : n - 1);
-          changed = true;
-        }
+        changed |= keys.delete(key);
       }
     }
     if (changed) {
@@ -364,16 +345,11 @@ public final class ServiceDirectory implements AutoCloseable {
     }
   }
 
-  private void keyAdded(String key, Service s) {
-    keys.put(key, s);
-    keyCounts.merge(s, 1, Integer::sum);
-  }
-
   /** Opens the caches of services that appeared and releases those of services gone. */
   private void reconcile() {
     boolean changed = false;
     for (Service s : List.copyOf(open.keySet())) {
-      if (!keyCounts.containsKey(s)) {
+      if (!keys.services().contains(s)) {
         EndpointCache hold = open.remove(s);
         call(() -> listener.removed(s));
         hold.close();
@@ -381,7 +357,7 @@ public final class ServiceDirectory implements AutoCloseable {
         changed = true;
       }
     }
-    for (Service s : new TreeSet<>(keyCounts.keySet())) {
+    for (Service s : new TreeSet<>(keys.services())) {
       if (!open.containsKey(s)) {
         EndpointListener[] l = new EndpointListener[1];
         call(() -> l[0] = listener.added(s));
@@ -399,7 +375,7 @@ public final class ServiceDirectory implements AutoCloseable {
       published = Collections.unmodifiableMap(new TreeMap<>(open));
     }
     SortedSet<String> nss = new TreeSet<>(namespacesAsked);
-    keyCounts.keySet().forEach(s -> nss.add(s.namespace()));
+    keys.services().forEach(s -> nss.add(s.namespace()));
     if (!nss.equals(namespaces)) {
       namespaces = Collections.unmodifiableSortedSet(nss);
     }
@@ -409,22 +385,6 @@ public final class ServiceDirectory implements AutoCloseable {
     var layout = connection.config().layout();
     return namespacesAsked.isEmpty() ? List.of(layout.rootPrefix())
         : namespacesAsked.stream().map(layout::namespacePrefix).toList();
-  }
-
-  /** The service of {@code root/namespace/service/...}, or null for a key outside the layout. */
-  private Service serviceOf(String key) {
-    String root = connection.config().layout().rootPrefix();
-    if (!key.startsWith(root)) {
-      return null;
-    }
-    int nsEnd = key.indexOf('/', root.length());
-    int svcEnd = nsEnd < 0 ? -1 : key.indexOf('/', nsEnd + 1);
-    if (svcEnd < 0) {
-      return null;
-    }
-    String ns = key.substring(root.length(), nsEnd);
-    String svc = key.substring(nsEnd + 1, svcEnd);
-    return Names.isValid(ns) && Names.isValid(svc) ? new Service(ns, svc) : null;
   }
 
   private void onThread(long gen, Runnable task) {

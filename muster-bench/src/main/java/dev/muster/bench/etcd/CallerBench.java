@@ -64,7 +64,7 @@ final class CallerBench {
     List<ChildProcess> providers = new ArrayList<>();
     try (EtcdRegistry registry = EtcdRegistry.connect(EtcdConfig.of(endpoints))) {
       EndpointCache cache = registry.watch(CacheConfig.builder(service).build());
-      MusterHttp http = new MusterHttp(s -> cache, config);
+      MusterHttp http = MusterHttp.builder(s -> cache).config(config).build();
       CallLoop calls = new CallLoop(plan.callInterval(), () -> {
         try {
           CallResult<HttpResponse<String>> r = http.get(service, "/hello", Idempotent.YES)

@@ -4,7 +4,6 @@ import dev.muster.call.CallResult;
 import dev.muster.call.Idempotent;
 import dev.muster.etcd.EtcdConfig;
 import dev.muster.etcd.EtcdRegistry;
-import dev.muster.http.HttpCallConfig;
 import dev.muster.http.MusterHttp;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
@@ -25,7 +24,7 @@ public final class Consumer {
   public static List<String> call(String endpoints, int calls) {
     List<String> lines = new ArrayList<>();
     try (EtcdRegistry registry = EtcdRegistry.connect(EtcdConfig.of(endpoints));
-        MusterHttp http = new MusterHttp(registry, HttpCallConfig.defaults())) {
+        MusterHttp http = MusterHttp.builder(registry).build()) {
       for (int i = 0; i < calls; i++) {
         CallResult<HttpResponse<String>> r = http.get("hello", "/hello", Idempotent.YES).join();
         lines.add(r.ok() ? r.value().body().strip() : "failed: " + r);
