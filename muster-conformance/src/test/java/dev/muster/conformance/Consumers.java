@@ -8,7 +8,7 @@ import java.util.List;
 final class Consumers implements AutoCloseable {
   final ClientAdapter client;
   final List<Adapter> all = new ArrayList<>();
-  private final SpringConsumers spring;
+  final SpringConsumers spring;
 
   Consumers(EtcdRegistry registry, Adapter.Setup setup) {
     client = new ClientAdapter(registry, setup);

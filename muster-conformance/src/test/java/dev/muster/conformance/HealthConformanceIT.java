@@ -5,12 +5,16 @@ import static dev.muster.conformance.ConformanceTable.PROBE;
 import static dev.muster.conformance.ConformanceTable.SLOW_START;
 import static org.awaitility.Awaitility.await;
 
+import dev.muster.cache.CacheConfig;
+import dev.muster.cache.EndpointCache;
 import dev.muster.etcd.EtcdConfig;
 import dev.muster.etcd.EtcdRegistry;
 import dev.muster.grpc.echo.Echo;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
 import dev.muster.registry.RegistryLayout;
+import dev.muster.sign.TrustedKey;
+import dev.muster.sign.TrustedKeys;
 import dev.muster.testing.EtcdCluster;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -21,6 +25,8 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -48,8 +54,11 @@ class HealthConformanceIT {
   void forgedRecordsProbeFailuresAndSlowStartAsEveryAdapterSeesThem() throws IOException {
     String namespace = "conf" + UUID.randomUUID().toString().substring(0, 8);
     Checks checks = new Checks();
+    // The attacker's server answers as f1 and passes every health check: only the signature can keep it out.
+    io.grpc.protobuf.services.HealthStatusManager rogueHealth = new io.grpc.protobuf.services.HealthStatusManager();
+    rogueHealth.setStatus("", io.grpc.health.v1.HealthCheckResponse.ServingStatus.SERVING);
     Server rogue = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-        .addService(Echo.service("f1")).build().start();
+        .addService(Echo.service("f1")).addService(rogueHealth.getHealthService()).build().start();
     try (Providers providers = new Providers(etcd.endpointsString(), namespace, dir);
          EtcdRegistry registry = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()));
          Client raw = Client.builder().endpoints(etcd.endpointsString().split(",")).build()) {
@@ -68,9 +77,22 @@ class HealthConformanceIT {
         Instance forged = Instance.of(Providers.SERVICE, "127.0.0.1", rogue.getPort()).namespace(namespace).id("f1");
         raw.getKVClient().put(ByteSequence.from(RegistryLayout.defaults().instanceKey(forged), StandardCharsets.UTF_8),
             ByteSequence.from(InstanceCodec.encode(forged))).join();
-        if (!noTrust) {
-          await("the forged record reached the caches, and was refused").atMost(Duration.ofSeconds(10))
-              .until(() -> consumers.client.client().cache().unverifiedCount() > 0);
+        // Every adapter's cache has the record before the check (refused, or, without trusted keys, in its set):
+        // MusterClient's and the Spring application's own, and the registry's shared ones the gRPC resolver (one
+        // version) and the DNS gateway and console (every version) hold.
+        List<EndpointCache> caches = new ArrayList<>(List.of(consumers.client.client().cache(),
+            consumers.spring.cache()));
+        for (String version : new String[] {"v1", null}) {
+          CacheConfig.Builder c = CacheConfig.builder(Providers.SERVICE).namespace(namespace).version(version);
+          if (!noTrust) {
+            c.trustedKeys(TrustedKeys.builder().service(namespace, Providers.SERVICE,
+                TrustedKey.read(providers.publicKeyFile())).build());
+          }
+          caches.add(registry.open(c.build()));
+        }
+        for (EndpointCache c : caches) {
+          await("the forged record reached " + c).atMost(Duration.ofSeconds(10)).until(() -> c.unverifiedCount() > 0
+              || c.current().instances().stream().anyMatch(i -> i.id().equals("f1")));
         }
         for (Adapter a : consumers.all) {
           checks.always(FORGED, a, Duration.ofSeconds(1), o -> !o.ids().contains("f1"));

@@ -51,6 +51,11 @@ final class SpringConsumers implements AutoCloseable {
         .properties(p).run();
   }
 
+  /** The application's cache of the service (the one its DiscoveryClient and LoadBalancer read). */
+  dev.muster.cache.EndpointCache cache() {
+    return context.getBean(MusterClients.class).client(Providers.SERVICE).cache();
+  }
+
   Adapter discovery() {
     DiscoveryClient dc = context.getBean(DiscoveryClient.class);
     return new Adapter() {
