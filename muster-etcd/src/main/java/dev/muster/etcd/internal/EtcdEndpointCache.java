@@ -16,6 +16,8 @@ import dev.muster.cache.internal.FileSnapshotStore;
 import dev.muster.cache.internal.RevisionApplier;
 import dev.muster.cache.internal.SnapshotStore;
 import dev.muster.internal.Backoff;
+import dev.muster.internal.DeliveryPool;
+import dev.muster.internal.ListenerExecutor;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;

@@ -2,6 +2,7 @@ package dev.muster.etcd.internal;
 
 import dev.muster.RegistryUnavailableException;
 import dev.muster.etcd.internal.EtcdOps.EtcdCallException;
+import dev.muster.internal.DeliveryPool;
 import dev.muster.internal.SerialExecutor;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
