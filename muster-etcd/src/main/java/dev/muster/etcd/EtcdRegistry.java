@@ -7,8 +7,8 @@ import dev.muster.cache.EndpointListener;
 import dev.muster.cache.EndpointSource;
 import dev.muster.cache.internal.CacheDriver;
 import dev.muster.cache.internal.SharedCaches;
+import dev.muster.etcd.internal.EtcdCacheIo;
 import dev.muster.etcd.internal.EtcdConnection;
-import dev.muster.etcd.internal.EtcdEndpointCache;
 import dev.muster.etcd.internal.EtcdListings;
 import dev.muster.etcd.internal.EtcdRegistrar;
 import dev.muster.etcd.internal.LeasePool;
@@ -222,7 +222,7 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
 
   private EndpointCache watch(CacheConfig config, CacheDriver.ResumeRule rule,
       java.util.random.RandomGenerator backoffRandom, long dropRevision, List<EndpointListener> listeners) {
-    EndpointCache cache = EtcdEndpointCache.start(connection, Objects.requireNonNull(config, "config"), rule, clock,
+    EndpointCache cache = EtcdCacheIo.startCache(connection, Objects.requireNonNull(config, "config"), rule, clock,
         backoffRandom, dropRevision, listeners, caches::remove); // a cache closed by its user leaves the list
     caches.add(cache);
     return cache;
