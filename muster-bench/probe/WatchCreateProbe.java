@@ -129,7 +129,7 @@ public class WatchCreateProbe {
         outcome.complete(String.format("completed at %.0f", ms(t0)));
       }
     };
-    // the options of EtcdEndpointCache.watch (a prefix, created and progress notifications, requireLeader)
+    // the options of EtcdCacheIo.watch (a prefix, created and progress notifications, requireLeader)
     WatchOption option = WatchOption.builder().isPrefix(true).withCreateNotify(true).withProgressNotify(true)
         .withRequireLeader(true).build();
     try {

@@ -16,7 +16,8 @@ module dev.muster.core {
   exports dev.muster.retry;
   exports dev.muster.sign;
 
-  // Machinery: for Muster's own etcd adapter only.
+  // Machinery: the state machines, their runtime (LiveCache, LiveRegistration) and its threads (DeliveryPool), for
+  // Muster's own etcd adapter only, which gives them their I/O. Nothing here requires etcd, jetcd or gRPC.
   exports dev.muster.internal to dev.muster.etcd;
   exports dev.muster.cache.internal to dev.muster.etcd;
   exports dev.muster.registry.internal to dev.muster.etcd;

@@ -12,4 +12,6 @@ module dev.muster.etcd {
   requires java.naming; // the user name in a client certificate's subject (LdapName)
 
   exports dev.muster.etcd;
+  // dev.muster.etcd.internal is not exported: the jetcd I/O behind the core's drivers (EtcdCacheIo, EtcdRegistrarIo,
+  // WatchStream, KeepAliveStream, EtcdConnection, ...). The caches' and registrations' runtime is the core's.
 }

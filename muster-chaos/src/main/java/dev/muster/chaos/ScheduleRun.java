@@ -1,7 +1,5 @@
 package dev.muster.chaos;
 
-import dev.muster.DuplicateInstanceException;
-import dev.muster.MusterException;
 import dev.muster.cache.CacheConfig;
 import dev.muster.cache.EndpointCache;
 import dev.muster.etcd.EtcdConfig;
@@ -9,14 +7,8 @@ import dev.muster.etcd.EtcdRegistry;
 import dev.muster.etcd.internal.NegativeControls;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
-import dev.muster.registry.RegistrarConfig;
-import dev.muster.registry.Registration;
-import dev.muster.registry.RegistrationEvent;
-import dev.muster.registry.RegistrationListener;
-import dev.muster.registry.RegistrationState;
 import dev.muster.registry.RegistryLayout;
 import dev.muster.testing.FaultProxy;
-import io.etcd.jetcd.KeyValue;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,13 +16,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -38,8 +23,8 @@ import java.util.stream.Collectors;
 /**
  * Runs one {@link Schedule} against the shared etcd: its own namespace, its own fault proxies (one per member) and
  * its own {@link EtcdRegistry} through them, with two caches (the whole service, and version v1 alone) and up to
- * six registrations. After every step, at a quiet point, {@link QuietPoint} checks the invariants; the first that
- * fails ends the schedule with a {@link Divergence}.
+ * six registrations ({@link ScheduleRegistrations}). After every step, at a quiet point, {@link QuietPoint} checks
+ * the invariants; the first that fails ends the schedule with a {@link Divergence}.
  *
  * <p>Keys: plain keys {@code k0..k19} (even ones in version v1, odd ones in v2, so an id has one key), lease keys
  * {@code l0..l9} (v1), registrations {@code r0..r5} (even in v1, odd in v2).
@@ -54,7 +39,7 @@ final class ScheduleRun {
    * "diverged" at step 0 before its faults.
    */
   static final Duration SETUP = Duration.ofSeconds(30);
-  private static final Instant REGISTERED_AT = Instant.parse("2026-12-01T00:00:00Z");
+  static final Instant REGISTERED_AT = Instant.parse("2026-12-01T00:00:00Z");
 
   private final Schedule schedule;
   private final String namespace;
@@ -66,10 +51,7 @@ final class ScheduleRun {
   private final String prefix;
   private final List<FaultProxy> proxies = new ArrayList<>();
   private final List<QuietPoint.Watched> watched = new ArrayList<>();
-  private final Map<Integer, Registration> registrations = new TreeMap<>();
-  private final Map<Integer, List<RegistrationEvent>> events = new TreeMap<>();
-  /** Leases of closed registrations whose revoke failed (etcd unreachable): their keys expire with them. */
-  private final Map<Integer, Long> leftToExpire = new TreeMap<>();
+  private final ScheduleRegistrations registrations;
   private final List<String> outcomes = new ArrayList<>();
   private EtcdRegistry registry;
   private PublicationChecker checker;
@@ -92,6 +74,7 @@ final class ScheduleRun {
     this.config = config;
     this.layout = oracle.layout();
     this.prefix = layout.servicePrefix(namespace, SERVICE);
+    this.registrations = new ScheduleRegistrations(namespace, oracle, tally, config, n -> plain(n, 1));
   }
 
   Result run(List<URI> memberUrls) {
@@ -99,7 +82,7 @@ final class ScheduleRun {
     int step = -1;
     try {
       open(memberUrls);
-      QuietPoint quiet = new QuietPoint(oracle, prefix, watched, registrations, checker, config.bound());
+      QuietPoint quiet = new QuietPoint(oracle, prefix, watched, registrations.open(), checker, config.bound());
       for (step = 0; step < schedule.steps().size(); step++) {
         Step s = schedule.steps().get(step);
         outcomes.add(execute(s));
@@ -125,6 +108,7 @@ final class ScheduleRun {
     memberUrls.forEach(u -> proxies.add(FaultProxy.to(u)));
     String endpoints = proxies.stream().map(p -> p.uri().toString()).collect(Collectors.joining(","));
     registry = EtcdRegistry.connect(EtcdConfig.of(endpoints).withRequestTimeout(Duration.ofSeconds(3)));
+    registrations.use(registry);
     watch("service", prefix, cacheConfig().build());
     watch("v1", layout.versionPrefix(namespace, SERVICE, "v1"), cacheConfig().version("v1").build());
     for (EndpointCache c : caches()) {
@@ -155,25 +139,13 @@ final class ScheduleRun {
   }
 
   private void close() {
-    List<CompletableFuture<Void>> closing = new ArrayList<>();
-    registrations.values().forEach(r -> closing.add(r.closeAsync()));
-    for (var f : closing) {
-      try {
-        f.get(30, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt(); // stop waiting; the leases expire by themselves
-        break;
-      } catch (ExecutionException | TimeoutException e) {
-        // the lease expires by itself
-      }
-    }
+    registrations.closeAll();
     caches().forEach(c -> {
       tally.add("resyncs", c.resyncCount());
       tally.add("audits", c.auditCount());
       tally.add("audit differences", c.auditDifferenceCount());
     });
-    events.values().forEach(list -> list.forEach(e -> tally.add("registration " + e.type().name().toLowerCase()
-        .replace('_', ' '))));
+    registrations.tallyEvents();
     if (registry != null) {
       try {
         registry.close();
@@ -202,10 +174,10 @@ final class ScheduleRun {
       }
       case TXN -> "revision " + txn(s.writes());
       case LEASE -> lease(s);
-      case REGISTER -> register(s.target(), s.variant());
-      case DEREGISTER -> deregister(s.target());
-      case UPDATE -> update(s.target(), 1 + s.variant());
-      case DUPLICATE -> duplicate(s.target());
+      case REGISTER -> registrations.register(s.target(), s.variant());
+      case DEREGISTER -> registrations.deregister(s.target());
+      case UPDATE -> registrations.update(s.target(), 1 + s.variant());
+      case DUPLICATE -> registrations.duplicate(s.target());
       case CUT -> during(FaultProxy::cut, s, "cuts");
       case BLACKHOLE -> during(FaultProxy::blackhole, s, "blackholes");
       case LATENCY -> during(p -> p.latency(Duration.ofMillis(s.millis())), s, "latencies");
@@ -344,169 +316,6 @@ final class ScheduleRun {
     }
     tally.add("leases left to expire");
     return "lease " + Long.toHexString(lease);
-  }
-
-  // ---- registrations ---------------------------------------------------------------------------------
-
-  private Instance registrationInstance(int n) {
-    return Instance.of(SERVICE, "127.0.0." + (10 + n), 9000 + n).namespace(namespace)
-        .version(n % 2 == 0 ? "v1" : "v2").id("r" + n).registeredAt(REGISTERED_AT);
-  }
-
-  /**
-   * The registrations' config. The odd-numbered ones share the registry's lease ({@code RegistrarConfig
-   * .sharedLease}), so every schedule with two of them runs a shared lease through its faults, and a duplicate of
-   * one is refused on the registry that holds it.
-   */
-  private RegistrarConfig registrarConfig(int n, Duration drain) {
-    return RegistrarConfig.builder().ttl(Duration.ofSeconds(2)).keepaliveInterval(Duration.ofMillis(500))
-        .requestTimeout(Duration.ofMillis(500)).retryBase(Duration.ofMillis(50)).drain(drain)
-        .startTimeout(config.bound()).shutdownHook(false).sharedLease(n % 2 == 1).build();
-  }
-
-  private String register(int n, int variant) {
-    if (registrations.containsKey(n)) {
-      return "r" + n + " is already registered";
-    }
-    List<RegistrationEvent> seen = new CopyOnWriteArrayList<>();
-    RegistrationListener listener = seen::add;
-    Instance instance = registrationInstance(n);
-    RegistrarConfig rc = registrarConfig(n, variant == 0 ? Duration.ZERO : Duration.ofMillis(300));
-    if (rc.sharedLease()) {
-      tally.add("registrations on a shared lease");
-    }
-    Registration r;
-    try {
-      r = registry.register(instance, rc, listener);
-    } catch (DuplicateInstanceException e) {
-      // Only the closed r<n>, if its revoke failed, may still hold the key; it goes with that lease (which etcd
-      // extends by its TTL at every restart meanwhile). Anyone else holding it is a divergence.
-      Long orphan = leftToExpire.get(n);
-      if (orphan == null || orphan != e.holderLease()) {
-        throw new Divergence("r" + n + " was refused as a duplicate though no open registration holds it: "
-            + e.getMessage());
-      }
-      awaitGone(layout.instanceKey(instance));
-      tally.add("registrations that waited for a lease left to expire");
-      r = registry.register(instance, rc, listener);
-    }
-    leftToExpire.remove(n);
-    registrations.put(n, r);
-    events.put(n, seen);
-    tally.add("registrations");
-    return "lease " + Long.toHexString(r.leaseId());
-  }
-
-  private String deregister(int n) {
-    Registration r = registrations.remove(n);
-    if (r == null) {
-      return "r" + n + " is not registered";
-    }
-    r.close();
-    boolean revoked = events.getOrDefault(n, List.of()).stream()
-        .anyMatch(e -> e.type() == RegistrationEvent.Type.REVOKED);
-    if (!revoked) {
-      leftToExpire.put(n, r.leaseId());
-      tally.add("closes that could not revoke");
-      return "closed, the revoke failed: the key expires with lease " + Long.toHexString(r.leaseId());
-    }
-    return "closed (" + r.state() + ")";
-  }
-
-  private String update(int n, int weight) {
-    Registration r = registrations.get(n);
-    if (r == null) {
-      return "r" + n + " is not registered";
-    }
-    try {
-      r.update(i -> i.weight(weight)).get(config.bound().toMillis(), TimeUnit.MILLISECONDS);
-      return "ok";
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return "not applied: interrupted";
-    } catch (ExecutionException | TimeoutException e) {
-      return "not applied: " + e.getMessage(); // etcd may be down (another schedule's restart): not a divergence
-    }
-  }
-
-  /**
-   * Registers a second instance with an id someone holds. It must be refused and the holder's key left as it
-   * was. If the holder had just lost its lease the key was free and the duplicate may take it: then etcd's history
-   * must show the key absent just before, or the duplicate overwrote a live holder.
-   */
-  private String duplicate(int n) {
-    Registration holder = registrations.get(n);
-    Instance target;
-    if (holder != null) {
-      target = holder.instance();
-    } else {
-      Optional<KeyValue> plainKey = oracle.get(key(n % Step.KEYS));
-      if (plainKey.isEmpty()) {
-        return "nothing holds r" + n + " or k" + (n % Step.KEYS);
-      }
-      target = plain(n % Step.KEYS, 1);
-    }
-    String key = layout.instanceKey(target);
-    Instance impostor = target.address("127.0.1.1").port(9999);
-    List<RegistrationEvent> seen = new CopyOnWriteArrayList<>();
-    Registration dup;
-    try {
-      dup = registry.register(impostor, registrarConfig(n, Duration.ZERO).toBuilder()
-          .startTimeout(Duration.ofSeconds(10)).build(), seen::add);
-    } catch (DuplicateInstanceException e) {
-      Optional<KeyValue> now = oracle.get(key);
-      if (now.isPresent() && decodes(key, now.get()).map(i -> i.port() == 9999).orElse(false)) {
-        throw new Divergence("a refused duplicate of " + key + " overwrote the holder's value");
-      }
-      tally.add("duplicates refused");
-      return "refused (holder lease " + Long.toHexString(e.holderLease()) + ")";
-    } catch (MusterException e) {
-      tally.add("duplicates inconclusive");
-      return "inconclusive: " + e.getMessage();
-    }
-    long revision = seen.stream().filter(e -> e.type() == RegistrationEvent.Type.REGISTERED).mapToLong(
-        RegistrationEvent::revision).findFirst().orElse(0);
-    Optional<Oracle.Snapshot> before = revision > 1 ? oracle.rangeAt(key, revision - 1) : Optional.empty();
-    dup.close();
-    if (before.isPresent() && before.get().leases().containsKey(key)) {
-      throw new Divergence("a duplicate registration of " + key + " succeeded at revision " + revision
-          + " while the key was held (lease " + Long.toHexString(before.get().leases().get(key)) + ")");
-    }
-    tally.add("duplicates granted a free key");
-    if (holder != null) {
-      awaitSettled(holder);
-      if (holder.state() == RegistrationState.FAILED) {
-        registrations.remove(n); // refused as a duplicate of the impostor while it held the key: by design
-        return "the holder had lost its lease; the duplicate took the free key and displaced it";
-      }
-    }
-    return "the key was free (the holder had lost its lease); the duplicate took it and was closed";
-  }
-
-  private void awaitGone(String key) {
-    long deadline = System.nanoTime() + config.bound().toNanos();
-    while (oracle.get(key).isPresent()) {
-      if (System.nanoTime() - deadline > 0) {
-        throw new Divergence(key + " outlived the lease left to expire by " + config.bound().toSeconds() + " s");
-      }
-      Oracle.sleep(Duration.ofMillis(100));
-    }
-  }
-
-  private void awaitSettled(Registration r) {
-    long deadline = System.nanoTime() + config.bound().toNanos();
-    while (r.state() != RegistrationState.ACTIVE && r.state() != RegistrationState.FAILED
-        && System.nanoTime() < deadline) {
-      Oracle.sleep(Duration.ofMillis(50));
-    }
-  }
-
-  private Optional<Instance> decodes(String key, KeyValue kv) {
-    try {
-      return Optional.of(InstanceCodec.decode(layout.parseKey(key), kv.getValue().getBytes()));
-    } catch (MusterException e) {
-      return Optional.empty();
-    }
   }
 
   private static Duration since(long startNanos) {

@@ -7,16 +7,17 @@ import dev.muster.cache.EndpointListener;
 import dev.muster.cache.EndpointSource;
 import dev.muster.cache.internal.CacheDriver;
 import dev.muster.cache.internal.SharedCaches;
+import dev.muster.etcd.internal.EtcdCacheIo;
 import dev.muster.etcd.internal.EtcdConnection;
-import dev.muster.etcd.internal.EtcdEndpointCache;
 import dev.muster.etcd.internal.EtcdListings;
-import dev.muster.etcd.internal.EtcdRegistrar;
+import dev.muster.etcd.internal.EtcdRegistrarIo;
 import dev.muster.etcd.internal.LeasePool;
 import dev.muster.etcd.internal.NegativeControls;
 import dev.muster.registry.Instance;
 import dev.muster.registry.RegistrarConfig;
 import dev.muster.registry.Registration;
 import dev.muster.registry.RegistrationListener;
+import dev.muster.registry.internal.LiveRegistration;
 import dev.muster.registry.internal.RegistrarControls;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -85,9 +86,9 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
   private final EtcdConnection connection;
   private final LeasePool leasesAhead;
   /** Every registration's timers: one daemon thread, started with the first, that hands due tasks to their loops. */
-  private final ScheduledThreadPoolExecutor registrarTimers = registrarTimers();
+  private final ScheduledThreadPoolExecutor registrarTimers = LiveRegistration.newTimers();
   private final Clock clock;
-  private final List<EtcdRegistrar> registrations = new CopyOnWriteArrayList<>();
+  private final List<LiveRegistration> registrations = new CopyOnWriteArrayList<>();
   private final List<EndpointCache> caches = new CopyOnWriteArrayList<>();
   /** The process's one cache per config, for the adapters ({@link #open}); each started by {@link #watch}. */
   private final SharedCaches shared = new SharedCaches(config -> watch(config));
@@ -96,16 +97,6 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
     this.connection = connection;
     this.leasesAhead = new LeasePool(connection, System::nanoTime);
     this.clock = clock;
-  }
-
-  private static ScheduledThreadPoolExecutor registrarTimers() {
-    ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "muster-registrar-timer");
-      t.setDaemon(true);
-      return t;
-    });
-    timers.setRemoveOnCancelPolicy(true); // a cancelled keepalive or retry leaves the queue at once
-    return timers;
   }
 
   /** Connects lazily: nothing is sent to etcd until the first call. */
@@ -147,8 +138,8 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
       RegistrationListener listener) {
     Objects.requireNonNull(config, "config");
     // The production ticker: the registrar's timers and deadlines run on the monotonic clock.
-    EtcdRegistrar r = EtcdRegistrar.register(connection, leasesAhead, registrarTimers, connection.config().layout(),
-        instance, config, controls, listener == null ? RegistrationListener.NONE : listener, clock, System::nanoTime,
+    LiveRegistration r = EtcdRegistrarIo.register(connection, leasesAhead, registrarTimers, instance, config,
+        controls, listener == null ? RegistrationListener.NONE : listener, clock, System::nanoTime,
         new SecureRandom());
     registrations.add(r);
     r.whenClosed().thenRun(() -> registrations.remove(r)); // a registration closed by its user leaves the list
@@ -222,7 +213,7 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
 
   private EndpointCache watch(CacheConfig config, CacheDriver.ResumeRule rule,
       java.util.random.RandomGenerator backoffRandom, long dropRevision, List<EndpointListener> listeners) {
-    EndpointCache cache = EtcdEndpointCache.start(connection, Objects.requireNonNull(config, "config"), rule, clock,
+    EndpointCache cache = EtcdCacheIo.startCache(connection, Objects.requireNonNull(config, "config"), rule, clock,
         backoffRandom, dropRevision, listeners, caches::remove); // a cache closed by its user leaves the list
     caches.add(cache);
     return cache;
@@ -283,12 +274,12 @@ public final class EtcdRegistry implements AutoCloseable, EndpointSource {
    */
   @Override
   public void close() {
-    List<EtcdRegistrar> open = List.copyOf(registrations);
-    List<CompletableFuture<Void>> closing = open.stream().map(EtcdRegistrar::closeAsync).toList();
+    List<LiveRegistration> open = List.copyOf(registrations);
+    List<CompletableFuture<Void>> closing = open.stream().map(LiveRegistration::closeAsync).toList();
     long startNanos = System.nanoTime();
     List<String> leftBehind = new ArrayList<>();
     for (int i = 0; i < open.size(); i++) {
-      EtcdRegistrar r = open.get(i);
+      LiveRegistration r = open.get(i);
       long waitNanos = r.closeLimit().toNanos() - (System.nanoTime() - startNanos);
       try {
         closing.get(i).get(Math.max(0, waitNanos), TimeUnit.NANOSECONDS);

@@ -11,7 +11,7 @@ import dev.muster.cache.EndpointCache;
 import dev.muster.cache.EndpointDelta;
 import dev.muster.cache.EndpointListener;
 import dev.muster.cache.EndpointSet;
-import dev.muster.etcd.internal.DeliveryPool;
+import dev.muster.internal.DeliveryPool;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceKey;
 import dev.muster.registry.RegistrarConfig;
@@ -177,7 +177,7 @@ class ListenerExecutorIT {
     ListAppender<ILoggingEvent> logged = new ListAppender<>();
     logged.start();
     ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) LoggerFactory
-        .getLogger("dev.muster.etcd.internal.ListenerExecutor");
+        .getLogger("dev.muster.internal.ListenerExecutor");
     logger.addAppender(logged);
     ExecutorService mine = Executors.newSingleThreadExecutor(named("app-listener-"));
     try {
@@ -220,7 +220,7 @@ class ListenerExecutorIT {
     ListAppender<ILoggingEvent> logged = new ListAppender<>();
     logged.start();
     ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) LoggerFactory
-        .getLogger("dev.muster.etcd.internal.ListenerExecutor");
+        .getLogger("dev.muster.internal.ListenerExecutor");
     logger.addAppender(logged);
     ThreadPoolExecutor mine = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
         named("app-listener-"));

@@ -36,6 +36,8 @@ public final class EtcdMember {
    * lab's rolling_upgrade saw up to 8.1 s with clients connected (docs/lab-output.txt). 3.4.23 exits within 0.2 s.
    */
   private static final Duration STOP_GRACE = Duration.ofSeconds(15);
+  /** How long a status call may take while the member is awaited. */
+  private static final Duration STATUS_TIMEOUT = Duration.ofSeconds(2);
   /** The subdirectory of a member's directory that is etcd's {@code --data-dir}. */
   static final String DATA_DIR = "data";
 
@@ -356,6 +358,30 @@ public final class EtcdMember {
 
   void learnId(String id) {
     memberId = id;
+  }
+
+  /**
+   * Waits until the member reports healthy and has told its id, until {@code deadlineNanos} ({@link System#nanoTime})
+   * at the latest; fails with its log's tail when it exits or the deadline passes ({@code timeout}: for the message).
+   */
+  void awaitHealthy(long deadlineNanos, Duration timeout) {
+    while (System.nanoTime() < deadlineNanos) {
+      if (hasExited()) {
+        String why = firstProblem();
+        throw new EtcdLaunchException("etcd member " + name + " exited during start (client "
+            + clientUrl() + ", data " + dataDir() + ")" + (why.isEmpty() ? "" : ": " + why)
+            + "; its log ends:\n" + logTail(15));
+      }
+      if (EtcdHttp.healthy(clientUrl(), Duration.ofMillis(800))) {
+        EtcdHttp.status(clientUrl(), STATUS_TIMEOUT).ifPresent(s -> learnId(s.memberId()));
+        if (!memberId().isEmpty()) {
+          return;
+        }
+      }
+      sleep(Duration.ofMillis(50));
+    }
+    throw new EtcdLaunchException("etcd member " + name + " was not healthy within " + timeout.toMillis()
+        + " ms (client " + clientUrl() + "); its log ends:\n" + logTail(15));
   }
 
   /** Whether the member's log so far contains {@code text} (for tests that check what etcd saw). */

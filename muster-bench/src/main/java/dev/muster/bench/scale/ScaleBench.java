@@ -1,21 +1,11 @@
 package dev.muster.bench.scale;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.muster.bench.curator.CuratorSessions;
-import dev.muster.bench.curator.CuratorSide;
 import dev.muster.bench.curator.ZooKeeperServer;
 import dev.muster.bench.report.ResultTables;
 import dev.muster.bench.support.BenchException;
-import dev.muster.bench.support.EtcdMetrics;
-import dev.muster.bench.support.Jvms;
 import dev.muster.bench.support.ProcStats;
 import dev.muster.bench.support.Samples;
 import dev.muster.bench.support.Wait;
-import dev.muster.cache.CacheConfig;
-import dev.muster.cache.EndpointCache;
-import dev.muster.cache.EndpointDelta;
-import dev.muster.cache.EndpointListener;
-import dev.muster.cache.EndpointSet;
 import dev.muster.etcd.EtcdConfig;
 import dev.muster.etcd.EtcdRegistry;
 import dev.muster.registry.Instance;
@@ -26,7 +16,6 @@ import dev.muster.testing.ChildProcess;
 import dev.muster.testing.EtcdBinary;
 import dev.muster.testing.EtcdCluster;
 import dev.muster.testing.EtcdMember;
-import dev.muster.testing.JsonLog;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ServerSocket;
@@ -34,7 +23,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,7 +31,6 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Scale, on this machine (issue 19 §5; {@code ./muster bench --scale}, never in {@code --quick}): on one private
@@ -66,7 +53,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * and as many provider sessions registering at once, with ZooKeeper's load.
  *
  * <p>Every process is started here and stopped by pid. Figures are printed, never judged. Runs on the calling
- * thread.
+ * thread. The providers' bursts are {@link ProviderBursts}, Curator's side {@link CuratorScale}, the tables {@link
+ * ScaleReport}.
  */
 public final class ScaleBench {
   /**
@@ -156,9 +144,9 @@ public final class ScaleBench {
 
   /** Registrations measured but not recorded first (connection and JIT warm-up in every JVM). */
   static final int WARMUP = 3;
-  private static final Duration READY_LIMIT = Duration.ofMinutes(5);
-  private static final Duration SEEN_LIMIT = Duration.ofSeconds(60);
-  private static final String SERVICE = "scale";
+  static final Duration READY_LIMIT = Duration.ofMinutes(5);
+  static final Duration SEEN_LIMIT = Duration.ofSeconds(60);
+  static final String SERVICE = "scale";
   private static final HttpClient HEALTH = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
   /**
@@ -199,121 +187,12 @@ public final class ScaleBench {
   public record Result(Plan plan, List<Visibility> visibility, List<Storm> storms, Providers providers,
       CuratorProviders curatorProviders, List<String> notes, List<String> failures) {
     public void print(PrintStream out) {
-      out.println();
-      out.printf("8. Scale: one etcd member (and a 3-member cluster for the rolling restart), %d consumer JVMs of"
-          + " %,d caches in all, %,d providers in %d JVMs (all on this machine's %d cores)%n", plan.jvms(),
-          plan.watchers(), plan.providers(), plan.jvms(), Runtime.getRuntime().availableProcessors());
-      if (!visibility.isEmpty()) {
-        out.printf("%-26s %7s %9s %9s %9s %8s %9s %8s %9s %9s %9s %8s%n", "register() -> visible in all",
-            "caches", "p50 ms", "p99 ms", "max ms", "call ms", "srv cpu", "srv MB", "proxy cpu", "proxy MB",
-            "B/cache", "ready s");
-      }
-      for (Visibility v : visibility) {
-        boolean proxied = !Double.isNaN(v.proxyCores());
-        out.printf(Locale.ROOT, "%-26s %,7d %9.1f %9.1f %9.1f %8.1f %9.2f %8.0f %9s %9s %9.0f %8.1f%n",
-            v.through(), v.caches(), v.visibleMs().p50(), v.visibleMs().p99(), v.visibleMs().max(),
-            v.registerCallMs().p50(), v.etcdCores(), v.etcdRss() / 1e6,
-            proxied ? String.format(Locale.ROOT, "%.2f", v.proxyCores()) : "-",
-            proxied ? String.format(Locale.ROOT, "%.0f", v.proxyRss() / 1e6) : "-", v.heapPerCache(),
-            v.readyMs() / 1000.0);
-      }
-      if (!visibility.isEmpty()) {
-        out.printf("  (%d samples each; call ms: the registration call's own p50; srv cpu: cores etcd (or ZooKeeper)"
-            + " used over the samples; srv MB: its RSS after them; B/cache: consumer heap after GC per cache; ready"
-            + " s: first cache to all ready, slowest JVM)%n", visibility.get(0).visibleMs().count());
-      }
-      StormTable.print(out, storms, plan.outage());
-      if (providers != null) {
-        Providers p = providers;
-        out.printf(Locale.ROOT, "%,d providers in %d JVMs at once: all visible in one cache %.0f ms after GO, the"
-            + " last register() returned at %.0f ms%n", p.providers(), p.jvms(), p.allVisibleMs(), p.registeredMs());
-        out.printf(Locale.ROOT, "  raw floor, the same %,d as bare jetcd lease grants + put-if-absent transactions"
-            + " from %d JVMs: all visible %.0f ms after GO, the last answered at %.0f ms; Muster %.2fx the floor%n",
-            p.providers(), p.jvms(), p.rawAllVisibleMs(), p.rawRegisteredMs(), p.allVisibleMs() / p.rawAllVisibleMs());
-        load(out, "  keepalives, steady", p.before());
-        out.printf(Locale.ROOT, "  etcd kill -9 + restart (%d ms to answer): %d instance(s) removed meanwhile, %d"
-            + " lease(s) lost, %d registrar(s) saw etcd unreachable%n", p.restartMs(), p.removedDuringRestart(),
-            p.leasesLost(), p.unreachable());
-        load(out, "  keepalives, after restart", p.after());
-        if (!Double.isNaN(p.sharedAllVisibleMs())) {
-          out.printf(Locale.ROOT, "  with RegistrarConfig.sharedLease (one lease per provider JVM, live before GO as a Curator session is):"
-              + " all visible %.0f ms after GO, the last register() returned at %.0f ms; %.2fx the floor%n",
-              p.sharedAllVisibleMs(), p.sharedRegisteredMs(), p.sharedAllVisibleMs() / p.rawAllVisibleMs());
-          load(out, "  keepalives, steady, shared leases", p.shared());
-        }
-      }
-      if (curatorProviders != null) {
-        CuratorProviders c = curatorProviders;
-        out.printf(Locale.ROOT, "Curator: %,d sessions in %d JVMs at once: all visible in one cache %.0f ms after GO,"
-            + " the last registerService() returned at %.0f ms; steady: ZooKeeper received %.0f packets/s, %.2f"
-            + " cores, %.0f MB%n", c.providers(), c.jvms(), c.allVisibleMs(), c.registeredMs(), c.packetsPerSecond(),
-            c.serverCores(), c.serverRss() / 1e6);
-      }
-      notes.forEach(n -> out.println("  note: " + n));
-      failures.forEach(f -> out.println("  failed: " + f));
-    }
-
-    private static void load(PrintStream out, String label, Load l) {
-      if (l == null) {
-        return;
-      }
-      out.printf(Locale.ROOT, "%s: %.0f/s at etcd, etcd %.2f cores, %.0f MB; answered p50 %.2f / p99 %.2f / max"
-          + " %.2f ms (%d keepalives)%n", label, l.keepalivesPerSecond(), l.etcdCores(), l.etcdRss() / 1e6,
-          l.keepaliveUs().p50() / 1000, l.keepaliveUs().p99() / 1000, l.keepaliveUs().max() / 1000,
-          l.keepaliveUs().count());
+      ScaleReport.print(this, out);
     }
 
     /** The same figures as rows of results.csv, section {@code scale}. */
     public void csv(ResultTables report) {
-      for (Visibility v : visibility) {
-        String m = "register -> visible in " + v.caches() + " caches, " + v.through();
-        report.csvRow("scale", m, "ms", "muster", Integer.toString(v.visibleMs().count()), num(v.visibleMs().p50()),
-            num(v.visibleMs().p99()), num(v.visibleMs().max()), "");
-        report.csvRow("scale", m + ": etcd CPU", "cores", "etcd", "", "", "", "", num(v.etcdCores()));
-        report.csvRow("scale", m + ": etcd RSS", "bytes", "etcd", "", "", "", "", Long.toString(v.etcdRss()));
-        report.csvRow("scale", m + ": heap per cache", "bytes", "muster", "", "", "", "", num(v.heapPerCache()));
-        if (!Double.isNaN(v.proxyCores())) {
-          report.csvRow("scale", m + ": proxy CPU", "cores", "grpc-proxy", "", "", "", "", num(v.proxyCores()));
-        }
-      }
-      StormTable.csv(report, storms);
-      if (curatorProviders != null) {
-        CuratorProviders c = curatorProviders;
-        String m = c.providers() + " Curator sessions";
-        report.csvRow("scale", m + ": all visible after GO", "ms", "curator", "", "", "", "", num(c.allVisibleMs()));
-        report.csvRow("scale", m + ", steady: packets at ZooKeeper", "per second", "zookeeper", "", "", "", "",
-            num(c.packetsPerSecond()));
-        report.csvRow("scale", m + ", steady: ZooKeeper CPU", "cores", "zookeeper", "", "", "", "",
-            num(c.serverCores()));
-      }
-      if (providers != null) {
-        Providers p = providers;
-        String m = p.providers() + " providers";
-        report.csvRow("scale", m + ": all visible after GO", "ms", "muster", "", "", "", "", num(p.allVisibleMs()));
-        report.csvRow("scale", m + ": all visible after GO", "ms", "raw floor", "", "", "", "", num(p.rawAllVisibleMs()));
-        if (!Double.isNaN(p.sharedAllVisibleMs())) {
-          report.csvRow("scale", m + ": all visible after GO", "ms", "muster, shared lease", "", "", "", "",
-              num(p.sharedAllVisibleMs()));
-        }
-        for (var e : List.of(java.util.Map.entry("steady", p.before()), java.util.Map.entry("after restart",
-            p.after()))) {
-          Load l = e.getValue();
-          if (l == null) {
-            continue;
-          }
-          report.csvRow("scale", m + ", " + e.getKey() + ": keepalives at etcd", "per second", "etcd", "", "", "",
-              "", num(l.keepalivesPerSecond()));
-          report.csvRow("scale", m + ", " + e.getKey() + ": etcd CPU", "cores", "etcd", "", "", "", "",
-              num(l.etcdCores()));
-          report.csvRow("scale", m + ", " + e.getKey() + ": keepalive answered", "ms", "muster",
-              Integer.toString(l.keepaliveUs().count()), num(l.keepaliveUs().p50() / 1000),
-              num(l.keepaliveUs().p99() / 1000), num(l.keepaliveUs().max() / 1000), "");
-        }
-      }
-    }
-
-    private static String num(double v) {
-      return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.3f", v);
+      ScaleReport.csv(this, report);
     }
   }
 
@@ -342,7 +221,8 @@ public final class ScaleBench {
         b.step(Step.direct, "watchers, direct", () -> b.watchers(etcd));
         b.step(Step.jitter_off, "watchers, jitter off", () -> b.stormsWithoutJitter(etcd));
         b.step(Step.proxy, "watchers, grpc-proxy", () -> b.throughProxy(etcd));
-        b.step(Step.providers, "providers", () -> b.providers(etcd));
+        b.step(Step.providers, "providers", () -> new ProviderBursts(plan, dir, progress, b.notes)
+            .run(etcd, p -> b.providers = p));
       } catch (RuntimeException e) {
         b.failures.add("scale: " + e.getMessage());
       }
@@ -351,8 +231,9 @@ public final class ScaleBench {
     if (steps.contains(Step.curator)) {
       try (ZooKeeperServer zk = ZooKeeperServer.start(dir)) {
         progress.println("scale: started a private ZooKeeper " + zk.version() + " at " + zk.connectString());
-        b.step(Step.curator, "Curator watchers", () -> b.curatorWatchers(zk));
-        b.step(Step.curator, "Curator sessions", () -> b.curatorSessions(zk));
+        CuratorScale curator = new CuratorScale(plan, dir, progress, b.notes);
+        b.step(Step.curator, "Curator watchers", () -> b.visibility.add(curator.watchers(zk)));
+        b.step(Step.curator, "Curator sessions", () -> curator.sessions(zk, c -> b.curatorProviders = c));
       } catch (RuntimeException e) {
         b.failures.add("scale, Curator: " + e.getMessage());
       }
@@ -520,302 +401,9 @@ public final class ScaleBench {
     return v;
   }
 
-  private void providers(EtcdCluster etcd) {
-    EtcdMember member = etcd.member(0);
-    int per = plan.providers() / plan.jvms();
-    int total = per * plan.jvms();
-    // The raw floor first, on the same etcd, from the same kind of JVMs: bare jetcd grants and put-if-absent
-    // transactions (ScaleRawProviders), then Muster's registrations of as many instances of another service.
-    progress.printf("scale: raw floor: %,d jetcd grants + put-if-absent in %d JVMs...%n", total, plan.jvms());
-    AtomicLong rawRemoved = new AtomicLong();
-    Burst raw;
-    try (EtcdRegistry consumer = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()))) {
-      try (Burst started = burst(etcd, consumer, ScaleRawProviders.class, SERVICE + "-raw", "raw", rawRemoved)) {
-        raw = started;
-      }
-      // The raw leases (15 s, never renewed) expire before Muster's burst, so their expiry is not in its figures.
-      Wait.until("the raw floor's leases to expire", Duration.ofSeconds(60), Duration.ofMillis(100),
-          () -> raw.cache().current().isEmpty());
-    }
-    progress.printf(Locale.ROOT, "scale: raw floor: all %,d visible %.0f ms after GO%n", total, raw.allVisibleMs());
-    progress.printf("scale: %,d providers in %d JVMs...%n", total, plan.jvms());
-    AtomicLong removed = new AtomicLong();
-    try (EtcdRegistry consumer = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()));
-        Burst muster = burst(etcd, consumer, ScaleProviders.class, SERVICE + "-providers", "providers", removed)) {
-      List<ChildProcess> jvms = muster.jvms();
-      progress.printf(Locale.ROOT, "scale: all %,d visible %.0f ms after GO; keepalive load for %d s...%n", total,
-          muster.allVisibleMs(), plan.window().toSeconds());
-      Wait.sleep(Duration.ofSeconds(6)); // past the first keepalive of every registration
-      Load before = load(member, jvms);
-      long removed0 = removed.get();
-      member.kill();
-      long r0 = System.nanoTime();
-      member.restart();
-      long restartMs = (System.nanoTime() - r0) / 1_000_000;
-      progress.printf("scale: etcd restarted in %d ms; keepalive load for %d s...%n", restartMs,
-          plan.window().toSeconds());
-      Wait.sleep(Duration.ofSeconds(6)); // every registrar's next keepalive comes within one interval (5 s)
-      Load after = load(member, jvms);
-      long lost = 0;
-      long unreachable = 0;
-      for (ChildProcess j : jvms) {
-        List<JsonNode> lines = j.json().events("keepalives");
-        if (!lines.isEmpty()) {
-          lost += lines.get(lines.size() - 1).path("lost").asLong();
-          unreachable += lines.get(lines.size() - 1).path("unreachable").asLong();
-        }
-      }
-      providers = new Providers(total, plan.jvms(), muster.allVisibleMs(), muster.registeredMs(), before, after,
-          restartMs, removed.get() - removed0, lost, unreachable, raw.allVisibleMs(), raw.registeredMs(), Double.NaN,
-          Double.NaN, null);
-    }
-    // Last, the same burst with RegistrarConfig.sharedLease, once the default burst's leases (killed with their JVMs
-    // above, so not revoked) have expired and their deletes cannot fall into it.
-    try (EtcdRegistry consumer = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()))) {
-      EndpointCache left = consumer.watch(CacheConfig.builder(SERVICE + "-providers").build());
-      left.awaitReady(Duration.ofSeconds(30));
-      Wait.until("the default burst's leases to expire", Duration.ofSeconds(60), Duration.ofMillis(100),
-          () -> left.current().isEmpty());
-    }
-    progress.printf("scale: %,d providers in %d JVMs with shared leases...%n", total, plan.jvms());
-    try (EtcdRegistry consumer = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()));
-        Burst shared = burst(etcd, consumer, ScaleProviders.class, SERVICE + "-shared", "shared", new AtomicLong(),
-            List.of(ScaleProviders.SHARED))) {
-      progress.printf(Locale.ROOT, "scale: shared leases: all %,d visible %.0f ms after GO%n", total,
-          shared.allVisibleMs());
-      Wait.sleep(Duration.ofSeconds(6)); // past the first keepalive of every registration
-      Load load = load(member, shared.jvms());
-      Providers p = providers;
-      providers = new Providers(p.providers(), p.jvms(), p.allVisibleMs(), p.registeredMs(), p.before(), p.after(),
-          p.restartMs(), p.removedDuringRestart(), p.leasesLost(), p.unreachable(), p.rawAllVisibleMs(),
-          p.rawRegisteredMs(), shared.allVisibleMs(), shared.registeredMs(), load);
-    }
-  }
 
-  /**
-   * {@code plan.jvms()} JVMs of {@code main} (ScaleProviders or ScaleRawProviders) registering their share of the
-   * providers of {@code service} at once when the go file appears; timed until one cache of {@code consumer} holds
-   * them all. The JVMs stay up until the burst is closed (Muster's then keep their leases alive).
-   */
-  private Burst burst(EtcdCluster etcd, EtcdRegistry consumer, Class<?> main, String service, String name,
-      AtomicLong removed) {
-    return burst(etcd, consumer, main, service, name, removed, List.of());
-  }
-
-  /** As above; {@code extra} arguments follow the JVMs' usual ones. */
-  private Burst burst(EtcdCluster etcd, EtcdRegistry consumer, Class<?> main, String service, String name,
-      AtomicLong removed, List<String> extra) {
-    int per = plan.providers() / plan.jvms();
-    int total = per * plan.jvms();
-    Path go = dir.resolve(name + ".go");
-    try {
-      Files.deleteIfExists(go);
-    } catch (IOException e) {
-      throw new BenchException("cannot remove " + go + ": " + e.getMessage());
-    }
-    AtomicLong full = new AtomicLong();
-    EndpointCache cache = consumer.watch(CacheConfig.builder(service).build(), new EndpointListener() {
-      @Override
-      public void onChange(EndpointSet set, EndpointDelta delta) {
-        removed.addAndGet(delta.removed().size());
-        if (set.size() >= total) {
-          full.compareAndSet(0, ScaleWatchers.epochMicros());
-        }
-      }
-    });
-    cache.awaitReady(Duration.ofSeconds(30));
-    List<ChildProcess> jvms = new ArrayList<>();
-    try {
-      for (int j = 0; j < plan.jvms(); j++) {
-        List<String> args = new ArrayList<>(List.of(etcd.endpointsString(), service, "p" + j + "-",
-            Integer.toString(per), go.toString()));
-        args.addAll(extra);
-        jvms.add(Jvms.start(dir, name + "-" + j, WatcherFleet.FLAGS, main.getName(), args));
-      }
-      Wait.until(plan.jvms() + " " + name + " JVMs to connect", READY_LIMIT, Duration.ofMillis(50),
-          () -> alive(jvms).stream().allMatch(j -> j.json().has("connected")));
-      long etcdPid = etcd.member(0).pid().orElseThrow();
-      double etcd0 = ProcStats.cpuSeconds(etcdPid);
-      double jvms0 = jvms.stream().mapToDouble(j -> ProcStats.cpuSeconds(j.pid())).sum();
-      double self0 = ProcStats.cpuSeconds(ProcessHandle.current().pid());
-      long n0 = System.nanoTime();
-      long t0 = ScaleWatchers.epochMicros();
-      Files.createFile(go);
-      Wait.until("all " + total + " " + name + " in the cache", Duration.ofMinutes(3), Duration.ofMillis(50),
-          () -> full.get() != 0 && alive(jvms).stream().allMatch(j -> j.json().has("registered")));
-      double wall = (System.nanoTime() - n0) / 1e9;
-      Cpu cpu = new Cpu(wall, ProcStats.cpuSeconds(etcdPid) - etcd0,
-          jvms.stream().mapToDouble(j -> ProcStats.cpuSeconds(j.pid())).sum() - jvms0,
-          ProcStats.cpuSeconds(ProcessHandle.current().pid()) - self0);
-      double allVisible = (full.get() - t0) / 1000.0;
-      double registered = (jvms.stream().mapToLong(j -> j.json().firstEvent("registered").orElseThrow()
-          .path("ts_us").asLong()).max().orElseThrow() - t0) / 1000.0;
-      progress.printf(Locale.ROOT, "scale: %s burst: %s%n", name, cpu);
-      notes.add(name + " burst: " + cpu);
-      return new Burst(allVisible, registered, jvms, cache);
-    } catch (IOException e) {
-      jvms.forEach(ChildProcess::close);
-      throw new BenchException("cannot create " + go + ": " + e.getMessage());
-    } catch (RuntimeException e) {
-      jvms.forEach(ChildProcess::close);
-      throw e;
-    }
-  }
-
-  /**
-   * A burst of registrations: when all were visible and registered, the JVMs that made them (closed here), and the
-   * cache that saw them (closed with its registry).
-   */
-  /**
-   * Where a burst's CPU went, from GO until every registration was visible and returned (/proc, polled every 50 ms,
-   * so the window is up to 50 ms longer than the burst): etcd, the provider JVMs together, and the bench's own JVM
-   * (its consumer cache among other things). On this machine's 2 cores, a sum near 2 × wall means CPU-bound.
-   */
-  private record Cpu(double wallSeconds, double etcd, double providers, double bench) {
-    @Override
-    public String toString() {
-      return String.format(Locale.ROOT, "CPU over %.2f s: etcd %.2f s, provider JVMs %.2f s, bench JVM %.2f s"
-          + " (%.2f of 2 cores)", wallSeconds, etcd, providers, bench, (etcd + providers + bench) / wallSeconds);
-    }
-  }
-
-  private record Burst(double allVisibleMs, double registeredMs, List<ChildProcess> jvms, EndpointCache cache)
-      implements AutoCloseable {
-    @Override
-    public void close() {
-      jvms.forEach(ChildProcess::close);
-    }
-  }
-
-  /** Curator's ServiceCaches, as many as Muster's, in as many JVMs: until a registration is in all of them. */
-  private void curatorWatchers(ZooKeeperServer zk) {
-    progress.printf("scale: %,d Curator ServiceCaches in %d JVMs...%n", plan.watchers(), plan.jvms());
-    try (WatcherFleet fleet = WatcherFleet.curator(dir, "curator-watchers", zk.connectString(), SERVICE,
-        plan.watchers(), plan.jvms(), CuratorSide.SESSION);
-        CuratorSide provider = CuratorSide.connect(zk.connectString())) {
-      fleet.awaitReady(READY_LIMIT);
-      progress.printf("scale: %,d Curator caches ready in %.1f s; register -> visible, %d samples...%n",
-          fleet.caches(), fleet.readyMillis() / 1000.0, plan.samples());
-      Samples visible = new Samples();
-      Samples call = new Samples();
-      double cpu0 = Double.NaN;
-      long wall0 = 0;
-      for (int s = -WARMUP; s < plan.samples(); s++) {
-        if (s == 0) {
-          cpu0 = ProcStats.cpuSeconds(zk.pid());
-          wall0 = System.nanoTime();
-        }
-        String id = "curator-" + (s + WARMUP);
-        long t0 = ScaleWatchers.epochMicros();
-        long n0 = System.nanoTime();
-        AutoCloseable registered = provider.register(SERVICE, id, 30_000 + s + WARMUP);
-        long callNanos = System.nanoTime() - n0;
-        long last = fleet.awaitSeen(id, SEEN_LIMIT);
-        if (s >= 0) {
-          visible.add((last - t0) / 1000.0);
-          call.addNanos(callNanos);
-        }
-        try {
-          registered.close();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new BenchException("unregister " + id + ": interrupted");
-        } catch (Exception e) {
-          throw new BenchException("unregister " + id + ": " + e.getMessage());
-        }
-        Wait.sleep(Duration.ofMillis(500));
-      }
-      double wall = (System.nanoTime() - wall0) / 1e9;
-      visibility.add(new Visibility("Curator on ZooKeeper", fleet.caches(), plan.jvms(), visible, call,
-          (ProcStats.cpuSeconds(zk.pid()) - cpu0) / wall, ProcStats.rssBytes(zk.pid()).orElse(-1), Double.NaN, -1,
-          fleet.heapPerCache(), fleet.readyMillis(), fleet.threads()));
-      progress.printf(Locale.ROOT, "scale: Curator, visible in all %,d: p50 %.1f ms, p99 %.1f ms%n",
-          fleet.caches(), visible.p50(), visible.p99());
-    }
-  }
-
-  /** Curator's providers: one session each, as many as Muster's registrations, registering at once. */
-  private void curatorSessions(ZooKeeperServer zk) {
-    String service = SERVICE + "-sessions";
-    int per = plan.providers() / plan.jvms();
-    int total = per * plan.jvms();
-    Path go = dir.resolve("curator-sessions.go");
-    AtomicLong full = new AtomicLong();
-    List<ChildProcess> jvms = new ArrayList<>();
-    progress.printf("scale: %,d Curator sessions in %d JVMs...%n", total, plan.jvms());
-    try (CuratorSide consumer = CuratorSide.connect(zk.connectString())) {
-      Files.deleteIfExists(go);
-      consumer.watch(service, size -> {
-        if (size >= total) {
-          full.compareAndSet(0, ScaleWatchers.epochMicros());
-        }
-      });
-      for (int j = 0; j < plan.jvms(); j++) {
-        jvms.add(Jvms.start(dir, "curator-sessions-" + j, WatcherFleet.FLAGS, CuratorSessions.class.getName(),
-            List.of(zk.connectString(), service, "c" + j + "-", Integer.toString(per), go.toString(),
-                Long.toString(CuratorSide.SESSION.toMillis()))));
-      }
-      Wait.until(plan.jvms() + " Curator session JVMs to connect", READY_LIMIT, Duration.ofMillis(50),
-          () -> alive(jvms).stream().allMatch(j -> j.json().has("connected")));
-      double zk0 = ProcStats.cpuSeconds(zk.pid());
-      double jvms0 = jvms.stream().mapToDouble(j -> ProcStats.cpuSeconds(j.pid())).sum();
-      double self0 = ProcStats.cpuSeconds(ProcessHandle.current().pid());
-      long burst0 = System.nanoTime();
-      long t0 = ScaleWatchers.epochMicros();
-      Files.createFile(go);
-      Wait.until("all " + total + " Curator sessions' instances in the cache", Duration.ofMinutes(3),
-          Duration.ofMillis(50), () -> full.get() != 0 && alive(jvms).stream().allMatch(j -> j.json().has("registered")));
-      Cpu cpu = new Cpu((System.nanoTime() - burst0) / 1e9, ProcStats.cpuSeconds(zk.pid()) - zk0,
-          jvms.stream().mapToDouble(j -> ProcStats.cpuSeconds(j.pid())).sum() - jvms0,
-          ProcStats.cpuSeconds(ProcessHandle.current().pid()) - self0);
-      notes.add("Curator sessions burst (the 'etcd' figure is ZooKeeper's): " + cpu);
-      double allVisible = (full.get() - t0) / 1000.0;
-      double registered = (jvms.stream().mapToLong(j -> j.json().firstEvent("registered").orElseThrow()
-          .path("ts_us").asLong()).max().orElseThrow() - t0) / 1000.0;
-      progress.printf(Locale.ROOT, "scale: Curator, all %,d visible %.0f ms after GO; ping load for %d s...%n",
-          total, allVisible, plan.window().toSeconds());
-      Wait.sleep(CuratorSide.SESSION); // past every session's first pings
-      long p0 = zk.packetsReceived();
-      double cpu0 = ProcStats.cpuSeconds(zk.pid());
-      long n0 = System.nanoTime();
-      Wait.sleep(plan.window());
-      long p1 = zk.packetsReceived();
-      double wall = (System.nanoTime() - n0) / 1e9;
-      curatorProviders = new CuratorProviders(total, plan.jvms(), allVisible, registered, (p1 - p0) / wall,
-          (ProcStats.cpuSeconds(zk.pid()) - cpu0) / wall, ProcStats.rssBytes(zk.pid()).orElse(-1));
-    } catch (IOException e) {
-      throw new BenchException("cannot create " + go + ": " + e.getMessage());
-    } finally {
-      jvms.forEach(ChildProcess::close);
-    }
-  }
-
-  /** Keepalive load over the next {@link Plan#window}: etcd's counter and CPU, and the registrars' answer times. */
-  private Load load(EtcdMember member, List<ChildProcess> jvms) {
-    long pid = member.pid().orElseThrow();
-    long k0 = EtcdMetrics.received(member.clientUrl(), "LeaseKeepAlive");
-    double cpu0 = ProcStats.cpuSeconds(pid);
-    long from = ScaleWatchers.epochMicros();
-    long n0 = System.nanoTime();
-    Wait.sleep(plan.window());
-    long k1 = EtcdMetrics.received(member.clientUrl(), "LeaseKeepAlive");
-    double wall = (System.nanoTime() - n0) / 1e9;
-    double cores = (ProcStats.cpuSeconds(pid) - cpu0) / wall;
-    long to = ScaleWatchers.epochMicros();
-    Samples answers = new Samples();
-    for (ChildProcess j : alive(jvms)) {
-      for (JsonNode line : j.json().events("keepalives")) {
-        var ts = JsonLog.ts(line);
-        long us = ts.getEpochSecond() * 1_000_000 + ts.getNano() / 1_000;
-        if (us >= from + ScaleProviders.REPORT_MICROS && us <= to) { // a line covers the 5 s before it
-          line.path("answer_us").forEach(a -> answers.add(a.asLong()));
-        }
-      }
-    }
-    return new Load((k1 - k0) / wall, cores, ProcStats.rssBytes(pid).orElse(-1), answers);
-  }
-
-  private static List<ChildProcess> alive(List<ChildProcess> jvms) {
+  /** {@code jvms}, once each is checked alive: one that exited fails the step with its stderr's tail. */
+  static List<ChildProcess> alive(List<ChildProcess> jvms) {
     for (ChildProcess j : jvms) {
       if (!j.isAlive()) {
         throw new BenchException(j.name() + " exited: " + j.stderrTail());

@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The provider's state machine (SPEC §3): one key under a lease, kept alive, re-created when etcd says the lease is
  * gone, drained and revoked on close. Its I/O is behind {@link Io} and its timers behind {@link Timer}, so the same
- * code runs against etcd ({@code EtcdRegistrar}) and against a scripted registry on a fake clock.
+ * code runs against etcd (run by {@link LiveRegistration} over muster-etcd's {@code EtcdRegistrarIo}) and against a
+ * scripted registry on a fake clock.
  *
  * <pre>
  * STARTING --lease + put-if-absent ok-->          ACTIVE (REGISTERED); first keepalive one interval after the grant
@@ -102,7 +103,7 @@ import org.slf4j.LoggerFactory;
  * {@link #instance()} read volatile fields and may be called anywhere; the listener is called on the loop, and an
  * exception it throws is logged and ignored.
  *
- * <p>What "one serialized executor" is ({@code dev.muster.internal.SerialExecutor} in {@code EtcdRegistrar};
+ * <p>What "one serialized executor" is ({@code dev.muster.internal.SerialExecutor} in {@link LiveRegistration};
  * docs/design-registrations.md §1–2): every input runs while holding the registration's run permit, on whichever
  * thread holds it: a pool thread, or a caller blocked in {@code register()} or {@code close()} on that registration.
  * Nothing else ever holds it. So the listener may be called on such a caller's own thread, inside its {@code

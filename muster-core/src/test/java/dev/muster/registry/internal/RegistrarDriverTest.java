@@ -546,7 +546,7 @@ class RegistrarDriverTest {
   @Nested
   class Updating {
     /**
-     * What {@code EtcdRegistrar} does, on its serial executor: {@code register()} runs the start on the caller's
+     * What {@code LiveRegistration} does, on its serial executor: {@code register()} runs the start on the caller's
      * thread (the loop is idle), so REGISTERED reaches the listener there, inside {@code register()}. A listener
      * that calls {@code update()} from it submits to the same loop from the thread that holds its run permit: the
      * update must queue behind the start (which has not completed {@code started()} yet), not run inside it, and the
@@ -563,7 +563,7 @@ class RegistrarDriverTest {
             events.add(event);
             listenedOn.add(Thread.currentThread());
             if (event.type() == REGISTERED) {
-              serial.execute(() -> driver.update(i -> i.weight(7), result)); // what EtcdRegistrar.update does
+              serial.execute(() -> driver.update(i -> i.weight(7), result)); // what LiveRegistration.update does
             }
           });
 

@@ -94,7 +94,7 @@ public final class EtcdAdmin implements AutoCloseable {
       changes.add("created role " + role);
     }
     Permission.Type type = write ? Permission.Type.READWRITE : Permission.Type.READ;
-    ByteSequence end = prefix ? EtcdEndpointCache.prefixEnd(key) : ByteSequence.EMPTY;
+    ByteSequence end = prefix ? EtcdCacheIo.prefixEnd(key) : ByteSequence.EMPTY;
     boolean held = call("read role " + role, auth.roleGet(bytes(role))).getPermissions().stream()
         .anyMatch(p -> p.getKey().equals(bytes(key)) && p.getRangeEnd().equals(end) && p.getPermType() == type);
     if (!held) {
@@ -119,7 +119,7 @@ public final class EtcdAdmin implements AutoCloseable {
       List<String> permissions = new ArrayList<>();
       for (Permission p : call("read role " + role, auth.roleGet(bytes(role))).getPermissions()) {
         String key = p.getKey().toString(StandardCharsets.UTF_8);
-        boolean isPrefix = p.getRangeEnd().equals(EtcdEndpointCache.prefixEnd(key));
+        boolean isPrefix = p.getRangeEnd().equals(EtcdCacheIo.prefixEnd(key));
         permissions.add(describe(p.getPermType()) + " " + key + (isPrefix ? " (prefix)"
             : p.getRangeEnd().isEmpty() ? "" : " to " + p.getRangeEnd().toString(StandardCharsets.UTF_8)));
       }

@@ -53,7 +53,7 @@ import org.slf4j.LoggerFactory;
  *       registrations' failure reports make the connection replace it; abandoned waiters go with it.
  *   <li>A stream that breaks for the connection's sake (unavailable, cancelled, no answer, ended by etcd) fails
  *       every waiter as unavailable, and the next keepalive opens a new stream. The registrar reports those failures
- *       to the connection as it reports any call's ({@code EtcdRegistrar.JetcdIo}).
+ *       to the connection as it reports any call's ({@code EtcdRegistrarIo}).
  *   <li>A stream that etcd ends with a refusal (say, a lease whose keys the user may not write) refused the oldest
  *       unanswered request, the one it was handling: that waiter gets the refusal, classified by {@link EtcdErrors}.
  *       The waiters behind it did nothing wrong; each is sent once more on a new stream.

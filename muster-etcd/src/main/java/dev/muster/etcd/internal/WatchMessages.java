@@ -11,7 +11,7 @@ import io.grpc.Status;
 /**
  * The watch messages {@link WatchStream} writes and what the ones it reads mean to a cache: a create with etcd's
  * {@code watch_id}, and for a watch that ends, the error jetcd 0.8.6's watcher gave its listener in the same case
- * ({@code WatchImpl.WatcherImpl.onNext}), so that {@code EtcdEndpointCache} classifies it as it did on jetcd's path.
+ * ({@code WatchImpl.WatcherImpl.onNext}), so that {@code EtcdCacheIo} classifies it as it did on jetcd's path.
  *
  * <p>Stateless.
  */

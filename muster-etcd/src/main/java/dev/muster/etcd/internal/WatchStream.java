@@ -1,6 +1,7 @@
 package dev.muster.etcd.internal;
 
 import dev.muster.etcd.EtcdConfig;
+import dev.muster.internal.DeliveryPool;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.api.WatchCancelRequest;
 import io.etcd.jetcd.api.WatchCreateRequest;

@@ -9,6 +9,7 @@ import dev.muster.cache.EndpointDelta;
 import dev.muster.cache.EndpointListener;
 import dev.muster.cache.EndpointSet;
 import dev.muster.cache.internal.CacheDriver;
+import dev.muster.cache.internal.LiveCache;
 import dev.muster.etcd.EtcdAuth;
 import dev.muster.etcd.EtcdConfig;
 import dev.muster.registry.Instance;
@@ -372,7 +373,7 @@ class WatchStreamIT {
       Target denied = new Target();
       String other = LAYOUT.servicePrefix("default", run + "-1");
       connection.watchStream().watch(WatchCreateRequest.newBuilder().setKey(ByteString.copyFromUtf8(other))
-          .setRangeEnd(ByteString.copyFrom(EtcdEndpointCache.prefixEnd(other).getBytes())), denied,
+          .setRangeEnd(ByteString.copyFrom(EtcdCacheIo.prefixEnd(other).getBytes())), denied,
           Duration.ofSeconds(10));
       await().atMost(Duration.ofSeconds(30)).until(() -> !denied.failures.isEmpty());
       assertThat(EtcdErrors.classifyWatch(denied.failures.peek())).isEqualTo(EtcdErrors.Kind.OTHER);
@@ -395,7 +396,7 @@ class WatchStreamIT {
 
   // ---- helpers ---------------------------------------------------------------------------------------------
 
-  private record Cache(int index, EtcdEndpointCache cache, Listener listener) {}
+  private record Cache(int index, LiveCache cache, Listener listener) {}
 
   /** Counts what the cache's listeners were told. */
   private static final class Listener implements EndpointListener {
@@ -468,8 +469,8 @@ class WatchStreamIT {
     CacheConfig config = CacheConfig.builder(service).progressInterval(Duration.ofSeconds(1))
         .progressTimeout(progressTimeout).backoff(Duration.ofMillis(50), Duration.ofSeconds(1))
         .auditInterval(Duration.ZERO).build();
-    return new Cache(index, EtcdEndpointCache.start(connection, config, CacheDriver.ResumeRule.AT_CHECKPOINT,
-        Clock.systemUTC(), null, List.of(listener), c -> { }), listener);
+    return new Cache(index, EtcdCacheIo.startCache(connection, config, CacheDriver.ResumeRule.AT_CHECKPOINT,
+        Clock.systemUTC(), null, 0, List.of(listener), c -> { }), listener);
   }
 
   private static void close(List<Cache> caches) {

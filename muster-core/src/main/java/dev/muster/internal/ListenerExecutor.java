@@ -1,4 +1,4 @@
-package dev.muster.etcd.internal;
+package dev.muster.internal;
 
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe: {@link #execute} and {@link #rescueDropped} are called by whichever thread hands the notifier a
  * task (the cache's loop, a thread adding a listener). A worker runs at most once ({@link Handoff}).
  */
-final class ListenerExecutor implements Executor {
+public final class ListenerExecutor implements Executor {
   private static final Logger log = LoggerFactory.getLogger(ListenerExecutor.class);
 
   private final Executor user;
@@ -63,7 +63,7 @@ final class ListenerExecutor implements Executor {
   }
 
   /** Runs on the pool the worker the user's executor dropped unrun (see the class comment), if it did. */
-  void rescueDropped() {
+  public void rescueDropped() {
     if (onPool.get()) {
       return;
     }

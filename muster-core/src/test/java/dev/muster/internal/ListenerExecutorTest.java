@@ -1,4 +1,4 @@
-package dev.muster.etcd.internal;
+package dev.muster.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,6 +1,5 @@
-package dev.muster.etcd.internal;
+package dev.muster.internal;
 
-import dev.muster.internal.SerialExecutor;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
@@ -38,8 +37,8 @@ import java.util.function.Supplier;
  *       it blocks and no other cache waits for it; at most {@link #MAX_SPARES} spares (when 50 caches start at
  *       once, the 9th and later ranges wait for a thread), and a spare idle for 10 s ends.
  *   <li><b>{@link #schedule}</b>: one daemon timer thread {@code muster-cache-timer} for every cache's timers; a
- *       timer only hands its task to the cache's loop. The one other task: a {@link WatchStream} writing a progress
- *       request again, one buffered write under its lock.
+ *       timer only hands its task to the cache's loop. The one other task: muster-etcd's {@code WatchStream} writing a
+ *       progress request again, one buffered write under its lock.
  * </ul>
  * Listeners run on the pool too, so one that blocks holds a pool thread: {@code EndpointListener} already asks for
  * listeners that are fast and do not block, unless their cache has a {@code CacheConfig.listenerExecutor}: then its
@@ -86,17 +85,17 @@ public final class DeliveryPool {
   }
 
   /** A new sequential executor over the pool: tasks run one at a time, in submission order. */
-  static Executor sequential() {
+  public static Executor sequential() {
     return new SerialExecutor(POOL);
   }
 
   /** Runs {@code task} on a registrations' pool thread, unordered: short work that belongs to no loop (a refill). */
-  static void execute(Runnable task) {
+  public static void execute(Runnable task) {
     REGISTRAR_POOL.execute(task);
   }
 
   /** A new serial executor over the registrations' pool, for a registration's loop (see the class comment). */
-  static SerialExecutor serial() {
+  public static SerialExecutor serial() {
     return new SerialExecutor(REGISTRAR_POOL);
   }
 
@@ -104,22 +103,22 @@ public final class DeliveryPool {
    * What a cache's notifier runs on when it has a {@code CacheConfig.listenerExecutor}: that executor, or the pool
    * once that one lets a delivery down ({@link ListenerExecutor}). Wrap it with {@link #sequential(Executor)}.
    */
-  static ListenerExecutor listenerExecutor(Executor user, String service) {
+  public static ListenerExecutor listenerExecutor(Executor user, String service) {
     return new ListenerExecutor(user, POOL, service);
   }
 
   /** A new sequential executor over {@code under}: tasks run one at a time, in submission order. */
-  static Executor sequential(Executor under) {
+  public static Executor sequential(Executor under) {
     return new SerialExecutor(under);
   }
 
   /** Runs {@code task} on the timer thread after {@code delayNanos}; the task should only hand work on. */
-  static ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+  public static ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
     return TIMER.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
   }
 
   /** As above, for a task that is a {@code Callable} already: no adapter is kept with it while it waits. */
-  static <T> ScheduledFuture<T> schedule(java.util.concurrent.Callable<T> task, long delayNanos) {
+  public static <T> ScheduledFuture<T> schedule(java.util.concurrent.Callable<T> task, long delayNanos) {
     return TIMER.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
   }
 
@@ -128,7 +127,7 @@ public final class DeliveryPool {
    * blocker, so that pool keeps its parallelism with a spare thread meanwhile (up to its cap); elsewhere (a caller
    * running a registration's step) it simply runs.
    */
-  static <T> T blocking(Supplier<T> call) {
+  public static <T> T blocking(Supplier<T> call) {
     if (!(Thread.currentThread() instanceof ForkJoinWorkerThread worker)
         || worker.getPool() != POOL && worker.getPool() != REGISTRAR_POOL) {
       return call.get();

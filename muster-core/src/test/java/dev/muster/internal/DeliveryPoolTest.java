@@ -1,8 +1,7 @@
-package dev.muster.etcd.internal;
+package dev.muster.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.muster.internal.SerialExecutor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
