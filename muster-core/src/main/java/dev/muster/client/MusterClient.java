@@ -49,8 +49,8 @@ import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
 /*
- * Longer than our 500-line guide (docs/ARCHITECTURE.md): about 170 of its lines are the nested Builder's setters, kept
- * here so the API reads MusterClient.builder(...) as grpc-java's builders do; the client's own part is under 400.
+ * Longer than our 500-line guide: about 170 of its lines are the nested Builder's setters (docs/ARCHITECTURE.md),
+ * kept here so the API reads MusterClient.builder(...) as grpc-java's builders do; the client's own part is under 400.
  *
  * Wiring: cache -> listener (balancer.update(set, delta), then firstSet.complete) -> balancer -> caller. The listener
  * is added when the client is built, before anyone else's listener on a cache the client opened, so whatever a

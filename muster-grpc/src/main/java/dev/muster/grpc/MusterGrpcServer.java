@@ -28,7 +28,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /*
- * Longer than our 500-line guide (docs/ARCHITECTURE.md): about 170 of its lines are the nested Builder's setters,
+ * Longer than our 500-line guide: about 170 of its lines are the nested Builder's setters (docs/ARCHITECTURE.md),
  * kept here so the API reads MusterGrpcServer.builder(...) like grpc-java's own builders; the server's own part is
  * under 400.
  */
