@@ -267,12 +267,19 @@ public final class Balancer implements EndpointListener, Prober.Sink, AutoClosea
   /** The registry answers again (the cache's {@code onRecovered}): a stale policy in force is lifted. */
   @Override
   public void onRecovered(EndpointSet set, Duration staleFor) {
-    Runnable cancel;
-    lock.lock();
-    try {
+    stopStaleClock(() -> {
       if (maxStale.recovered()) {
         pendingEvents.add(event(HealthEvent.Type.MAX_STALE_CLEARED, null, maxStale.clearedDetail(staleFor)));
       }
+    });
+  }
+
+  /** Runs {@code step} on the stale state under the lock, cancels the maxStale timer, rebuilds, fires events. */
+  private void stopStaleClock(Runnable step) {
+    Runnable cancel;
+    lock.lock();
+    try {
+      step.run();
       cancel = cancelStaleTimer;
       cancelStaleTimer = () -> { };
       rebuildLocked();
@@ -319,18 +326,7 @@ public final class Balancer implements EndpointListener, Prober.Sink, AutoClosea
    */
   @Override
   public void close() {
-    Runnable cancel;
-    lock.lock();
-    try {
-      maxStale.disarm();
-      cancel = cancelStaleTimer;
-      cancelStaleTimer = () -> { };
-      rebuildLocked();
-    } finally {
-      lock.unlock();
-    }
-    cancel.run();
-    fireEvents();
+    stopStaleClock(maxStale::disarm);
   }
 
   /** An endpoint for a new attempt, or null when the set is empty. Lock-free, allocation-free. */
