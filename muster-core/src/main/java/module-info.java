@@ -11,6 +11,7 @@ module dev.muster.core {
   exports dev.muster.client;
   exports dev.muster.health;
   exports dev.muster.http;
+  exports dev.muster.metrics;
   exports dev.muster.outlier;
   exports dev.muster.registry;
   exports dev.muster.retry;

@@ -56,6 +56,21 @@ public interface EndpointCache extends AutoCloseable {
     return 0;
   }
 
+  /** How many sets this cache has published (each one revision's changes applied, or a resync's set). */
+  default long changeCount() {
+    return 0;
+  }
+
+  /** How many times the set was loaded from the disk snapshot ({@link CacheConfig#snapshotFile}). */
+  default long snapshotLoadCount() {
+    return 0;
+  }
+
+  /** Publications queued for the listeners and not yet started (bounded: listeners lag by merges beyond it). */
+  default int listenerBacklog() {
+    return 0;
+  }
+
   /** Values excluded because they did not decode. */
   long malformedCount();
 

@@ -105,6 +105,7 @@ public final class MusterClient implements AutoCloseable {
   private final Set<CompletableFuture<Throwable>> waiting = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Prober prober;
+  private final dev.muster.metrics.MusterMeters.Binding meters; // null without a MeterRegistry
   private final HealthListener events;
   private final Clock clock;
 
@@ -121,9 +122,6 @@ public final class MusterClient implements AutoCloseable {
         .onRemoved(b.onRemoved).service(b.service).events(events).clock(b.clock).scheduler(b.scheduler).build();
     this.prober = b.probeConfig == null ? null : prober(b);
     this.caller = new Caller(balancer, new RetryBudget(b.retry, b.ticker), b.retry, b.ticker, b.scheduler, metrics);
-    if (b.meters != null) {
-      MicrometerCallMetrics.bindHealth(b.meters, b.service, balancer, prober, this::isOverMaxStale);
-    }
     EndpointListener feed = new EndpointListener() {
       @Override
       public void onChange(EndpointSet set, EndpointDelta delta) {
@@ -164,6 +162,8 @@ public final class MusterClient implements AutoCloseable {
           "EndpointSource.open returned null");
       this.ownsCache = true;
     }
+    // discovery's meters beside the calls': cache, balancer, probes, budget (unbound at close)
+    this.meters = b.meters == null ? null : dev.muster.metrics.MusterMeters.client(b.meters, this);
   }
 
   /** The prober on its own pool ({@code muster-probe-SERVICE-N}, daemon), stopped with the prober. */
@@ -340,6 +340,9 @@ public final class MusterClient implements AutoCloseable {
       release(closedFailure());
     }
     balancer.close(); // its maxStale timer
+    if (meters != null) {
+      meters.close();
+    }
     if (prober != null) {
       prober.close();
     }

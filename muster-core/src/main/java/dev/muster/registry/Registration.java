@@ -65,6 +65,11 @@ public interface Registration extends AutoCloseable {
    */
   CompletableFuture<Void> closeAsync();
 
+  /** What this registration has done so far (keepalives, lost leases, re-registrations, drains), for metrics. */
+  default RegistrationStats stats() {
+    return RegistrationStats.NONE;
+  }
+
   /** {@link #closeAsync()} and wait for it. A second call is a no-op. */
   @Override
   void close();

@@ -8,10 +8,7 @@ import dev.muster.etcd.EtcdRegistry;
 import dev.muster.retry.RetryConfig;
 import dev.muster.sign.TrustedKey;
 import dev.muster.sign.TrustedKeys;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -106,11 +103,7 @@ public final class MusterClients implements AutoCloseable {
     if (meters != null) {
       b.meters(meters);
     }
-    MusterClient client = b.build();
-    if (meters != null) {
-      bind(client, service);
-    }
-    return client;
+    return b.build(); // with a MeterRegistry, the client binds its own meters (dev.muster.metrics.MusterMeters)
   }
 
   /** Health events in the application's log: WARN when an instance or the registry is judged failing. */
@@ -165,29 +158,6 @@ public final class MusterClients implements AutoCloseable {
     return c.kind() == dev.muster.health.ProbeConfig.Kind.HTTP ? c.withExpectedStatuses(h.expect()) : c;
   }
 
-  /**
-   * The cache's and the balancer's state as meters, tagged {@code service}: {@code muster.cache.endpoints},
-   * {@code muster.cache.stale} (1 while stale), {@code muster.cache.revision}, {@code muster.balancer.ejected}
-   * (endpoints ejected now), and the counters {@code muster.balancer.ejections} and
-   * {@code muster.retry.budget.refused}. (Calls made through {@code MusterClient.call} also get the
-   * {@code muster.call.*} meters.)
-   */
-  private void bind(MusterClient client, String service) {
-    Tags tags = Tags.of("service", service);
-    Gauge.builder("muster.cache.endpoints", client, c -> c.cache().current().size()).tags(tags)
-        .description("instances in the service's endpoint set").register(meters);
-    Gauge.builder("muster.cache.stale", client, c -> c.cache().isStale() ? 1 : 0).tags(tags)
-        .description("1 while the endpoint set may be out of date (etcd unreachable, watch broken)").register(meters);
-    Gauge.builder("muster.cache.revision", client, c -> c.cache().revision()).tags(tags)
-        .description("the etcd revision the endpoint set is at").register(meters);
-    Gauge.builder("muster.balancer.ejected", client,
-        c -> c.balancer().endpoints().stream().filter(e -> e.isEjected()).count()).tags(tags)
-        .description("endpoints ejected now").register(meters);
-    FunctionCounter.builder("muster.balancer.ejections", client, c -> c.balancer().detector().ejections())
-        .tags(tags).description("ejections since start").register(meters);
-    FunctionCounter.builder("muster.retry.budget.refused", client, c -> c.budget().refused()).tags(tags)
-        .description("retries the budget refused").register(meters);
-  }
 
   @Override
   public void close() {

@@ -36,11 +36,20 @@ public final class MusterServiceRegistry implements ServiceRegistry<MusterRegist
   private final EtcdRegistry registry;
   private final MusterProperties.Instance settings;
   private final Duration requestTimeout;
+  private final io.micrometer.core.instrument.MeterRegistry meters; // null without Micrometer
+  private volatile dev.muster.metrics.MusterMeters.Binding bound; // the registration's meters, null when none
   private volatile Registration registration;
   private volatile RuntimeException failure; // why the last register() failed, or null
   private volatile boolean deregistered; // the application is stopping: a registration that completes now is closed
 
   public MusterServiceRegistry(EtcdRegistry registry, MusterProperties properties) {
+    this(registry, properties, null);
+  }
+
+  /** As above, binding the registration's meters ({@code muster.registration.*}) to {@code meters} (null: none). */
+  public MusterServiceRegistry(EtcdRegistry registry, MusterProperties properties,
+      io.micrometer.core.instrument.MeterRegistry meters) {
+    this.meters = meters;
     this.registry = Objects.requireNonNull(registry, "registry");
     this.settings = properties.instance();
     this.requestTimeout = properties.requestTimeout();
@@ -71,6 +80,9 @@ public final class MusterServiceRegistry implements ServiceRegistry<MusterRegist
     }
     log.info("muster: registered {} at {}:{} (lease {})", r.instance().key().path(), r.getHost(), r.getPort(),
         Long.toHexString(registration.leaseId()));
+    if (meters != null) {
+      bound = dev.muster.metrics.MusterMeters.registration(meters, done);
+    }
   }
 
   /**
@@ -97,6 +109,11 @@ public final class MusterServiceRegistry implements ServiceRegistry<MusterRegist
       deregistered = true;
       current = registration;
       registration = null;
+    }
+    dev.muster.metrics.MusterMeters.Binding b = bound;
+    bound = null;
+    if (b != null) {
+      b.close();
     }
     if (current != null) {
       current.close(); // revokes the lease: the key goes at once

@@ -27,8 +27,9 @@ import org.springframework.core.env.Environment;
 public class MusterServiceRegistryAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
-  public MusterServiceRegistry musterServiceRegistry(EtcdRegistry registry, MusterProperties properties) {
-    return new MusterServiceRegistry(registry, properties);
+  public MusterServiceRegistry musterServiceRegistry(EtcdRegistry registry, MusterProperties properties,
+      ObjectProvider<io.micrometer.core.instrument.MeterRegistry> meters) {
+    return new MusterServiceRegistry(registry, properties, meters.getIfAvailable());
   }
 
   @Bean

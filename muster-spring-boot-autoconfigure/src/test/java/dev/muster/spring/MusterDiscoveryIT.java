@@ -173,7 +173,7 @@ class MusterDiscoveryIT {
                 .isPositive();
             assertThat(meters.get("muster.balancer.panic").tag("service", "orders").gauge().value()).isZero();
             System.gc(); // a gauge that held its state weakly would read NaN from here on
-            assertThat(meters.get("muster.cache.over.max.stale").tag("service", "orders").gauge().value()).isZero();
+            assertThat(meters.get("muster.balancer.over.max.stale").tag("service", "orders").gauge().value()).isZero();
           });
     } finally {
       ok.stop(0);

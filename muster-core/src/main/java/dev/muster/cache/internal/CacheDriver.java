@@ -279,6 +279,7 @@ public final class CacheDriver {
   private volatile long lastActivityNanos;
   private long openedAtNanos;
   private volatile long resyncs;
+  private volatile long snapshotLoads;
   private volatile long audits;
   private volatile long auditDifferences;
   private volatile MusterException failure;
@@ -315,6 +316,11 @@ public final class CacheDriver {
 
   public long resyncCount() {
     return resyncs;
+  }
+
+  /** How many times a set was loaded from the disk snapshot. Any thread. */
+  public long snapshotLoadCount() {
+    return snapshotLoads;
   }
 
   /** Audits done (a comparison of the set with etcd's keys; docs/design-audit.md). */
@@ -493,6 +499,7 @@ public final class CacheDriver {
       }
       if (!everPublished) {
         store.load().ifPresent(set -> {
+          snapshotLoads++; // the loop is the only writer
           log.info("etcd unreachable at start; serving the saved snapshot at revision {} ({} instances)",
               set.revision(), set.size());
           stale = true; // flagged before the set is visible, so no reader sees the disk set as fresh

@@ -130,6 +130,11 @@ public final class CacheNotifier {
     }
   }
 
+  /** Publications queued and not yet started: how far behind the listeners are. From any thread. */
+  public synchronized int backlog() {
+    return behind;
+  }
+
   /** A new set; called on the loop in revision order. Merged into the newest queued one when listeners lag. */
   public void publish(EndpointSet set, EndpointDelta delta) {
     Delivery delivery;

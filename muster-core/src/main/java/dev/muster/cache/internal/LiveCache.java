@@ -103,6 +103,7 @@ public final class LiveCache implements EndpointCache {
   private Consumer<EndpointCache> onClosed = cache -> { };
   private volatile long malformed;
   private volatile long unverified;
+  private volatile long changes;
 
   private LiveCache(RegistryLayout layout, CacheConfig config, IoFactory io, CacheDriver.ResumeRule rule, Clock clock,
       RandomGenerator backoffRandom) {
@@ -203,6 +204,21 @@ public final class LiveCache implements EndpointCache {
   @Override
   public long malformedCount() {
     return malformed;
+  }
+
+  @Override
+  public long changeCount() {
+    return changes;
+  }
+
+  @Override
+  public long snapshotLoadCount() {
+    return driver.snapshotLoadCount();
+  }
+
+  @Override
+  public int listenerBacklog() {
+    return listeners.backlog();
   }
 
   @Override
@@ -374,6 +390,7 @@ public final class LiveCache implements EndpointCache {
     @Override
     public void publish(EndpointSet set, EndpointDelta delta) {
       current = set;
+      changes++; // the loop is the only writer
       malformed = applier.malformedCount(); // the loop: the applier's owner
       unverified = applier.unverifiedCount();
       settled.complete(true);

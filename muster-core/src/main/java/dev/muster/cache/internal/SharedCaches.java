@@ -185,6 +185,21 @@ public final class SharedCaches {
     }
 
     @Override
+    public long changeCount() {
+      return shared.cache.changeCount();
+    }
+
+    @Override
+    public long snapshotLoadCount() {
+      return shared.cache.snapshotLoadCount();
+    }
+
+    @Override
+    public int listenerBacklog() {
+      return shared.cache.listenerBacklog();
+    }
+
+    @Override
     public long unverifiedCount() {
       return shared.cache.unverifiedCount();
     }

@@ -1,15 +1,10 @@
 package dev.muster.call.internal;
 
-import dev.muster.balance.Balancer;
 import dev.muster.call.CallMetrics;
-import dev.muster.health.Prober;
 import dev.muster.outlier.Outcome;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Objects;
-import java.util.function.BooleanSupplier;
 
 /**
  * {@link CallMetrics} as Micrometer counters, each tagged {@code service}:
@@ -42,30 +37,6 @@ public final class MicrometerCallMetrics implements CallMetrics {
     ejections = counter(registry, "muster.call.ejections", service, "endpoints ejected by an attempt's outcome");
     retries = counter(registry, "muster.call.retries", service, "retries started");
     budgetRefusals = counter(registry, "muster.call.budget.refusals", service, "retries refused by the budget");
-  }
-
-  /**
-   * The health state of one service's client as meters, tagged {@code service}: {@code muster.balancer.panic} (1
-   * while panic routing), {@code muster.cache.over.max.stale} (1 while the stale policy is in force), and with a
-   * prober {@code muster.probe.down} (endpoints probed down now) and the counter {@code muster.probe.results} (tag
-   * {@code result}: {@code pass} or {@code fail}).
-   */
-  public static void bindHealth(MeterRegistry registry, String service, Balancer balancer, Prober prober,
-      BooleanSupplier overMaxStale) {
-    Gauge.builder("muster.balancer.panic", balancer, b -> b.isPanicking() ? 1 : 0).tag("service", service)
-        .description("1 while picks go across endpoints local judgement excludes (panic routing)").register(registry);
-    Gauge.builder("muster.cache.over.max.stale", overMaxStale, o -> o.getAsBoolean() ? 1 : 0).tag("service", service)
-        .description("1 while the registry has been unreachable past maxStale (the stale policy applies)")
-        .strongReference(true) // the supplier is a lambda that nothing else holds: a weak gauge would read NaN
-        .register(registry);
-    if (prober != null) {
-      Gauge.builder("muster.probe.down", prober, Prober::downCount).tag("service", service)
-          .description("endpoints active probes judge down now").register(registry);
-      FunctionCounter.builder("muster.probe.results", prober, Prober::passes).tag("service", service)
-          .tag("result", "pass").description("probes by result").register(registry);
-      FunctionCounter.builder("muster.probe.results", prober, Prober::failures).tag("service", service)
-          .tag("result", "fail").description("probes by result").register(registry);
-    }
   }
 
   private static Counter counter(MeterRegistry registry, String name, String service, String description) {

@@ -137,6 +137,11 @@ public final class LiveRegistration implements Registration {
   }
 
   @Override
+  public dev.muster.registry.RegistrationStats stats() {
+    return driver.stats();
+  }
+
+  @Override
   public RegistrationState state() {
     return driver.state();
   }

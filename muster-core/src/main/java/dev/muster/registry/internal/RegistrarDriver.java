@@ -218,6 +218,12 @@ public final class RegistrarDriver {
   private volatile long leaseId;
   private volatile RegistrationState state = RegistrationState.ACTIVE;
   private volatile String leftBehind;
+  // Counts for metrics: written on the loop only, read anywhere (each a volatile long: one writer).
+  private volatile long keepalives;
+  private volatile long keepaliveNanos;
+  private volatile long leaseLosses;
+  private volatile long reregistrations;
+  private volatile long drains;
 
   // Loop state.
   private boolean starting;
@@ -292,6 +298,12 @@ public final class RegistrarDriver {
    */
   public CompletableFuture<Void> drained() {
     return drained;
+  }
+
+  /** What the registration has done so far; from any thread. */
+  public dev.muster.registry.RegistrationStats stats() {
+    return new dev.muster.registry.RegistrationStats(keepalives, Duration.ofNanos(keepaliveNanos), leaseLosses,
+        reregistrations, drains);
   }
 
   /** Why the close could not revoke the lease (the key expires with it), or empty. Set before {@link #closed()}. */
@@ -516,8 +528,11 @@ public final class RegistrarDriver {
         return;
       }
       failures = 0;
+      long tookNanos = nanoTime.getAsLong() - sent;
+      keepaliveNanos += tookNanos; // the loop is the only writer
+      keepalives++;
       if (controls.reportKeepalives() || controls.keepaliveObserver() != RegistrarControls.KeepaliveObserver.NONE) {
-        Duration took = Duration.ofNanos(nanoTime.getAsLong() - sent);
+        Duration took = Duration.ofNanos(tookNanos);
         observe(lease, Duration.ofSeconds(ttl), took); // the scale bench's keepalive latency; before the event
         if (controls.reportKeepalives()) {
           emit(Type.KEEPALIVE, lease, 0, "ttl " + ttl + "s; answered in " + took.toNanos() / 1_000 + " us",
@@ -546,6 +561,7 @@ public final class RegistrarDriver {
     }
     if (state != RegistrationState.LEASE_LOST) {
       state = RegistrationState.LEASE_LOST;
+      leaseLosses++;
       emit(Type.LEASE_LOST, lease, 0, controls.reregister() ? "re-registering with a new lease"
           : "re-registration is off: renewing the dead lease id");
     }
@@ -566,6 +582,7 @@ public final class RegistrarDriver {
       attemptLease = 0;
       failures = 0;
       state = RegistrationState.ACTIVE;
+      reregistrations++;
       emit(Type.REREGISTERED, leaseId, result.revision(), "", config.ttl());
       schedule(this::keepalive, firstKeepaliveDelay());
     } catch (DuplicateInstanceException e) {
@@ -666,6 +683,7 @@ public final class RegistrarDriver {
     cancelPending();
     boolean leaseAlive = state != RegistrationState.LEASE_LOST;
     state = RegistrationState.DRAINING;
+    drains++;
     long revision = 0;
     String detail = "drain " + config.drain().toMillis() + " ms";
     // With no drain time nobody could act on DRAINING before the revoke: publishing it would only cost one more
