@@ -80,6 +80,20 @@ class SpringFleetIT {
     }
   }
 
+  /** The value of the sample of {@code name} whose labels hold every one of {@code labels}, from /actuator/prometheus. */
+  private static double metric(int port, String name, String... labels) throws IOException, InterruptedException {
+    java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest
+        .newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/actuator/prometheus"))
+        .timeout(Duration.ofSeconds(10)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as("/actuator/prometheus on %d", port).isEqualTo(200);
+    for (String line : r.body().split("\n")) {
+      if (line.startsWith(name + "{") && java.util.Arrays.stream(labels).allMatch(line::contains)) {
+        return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    throw new AssertionError("no " + name + " " + java.util.Arrays.toString(labels) + " in the scrape of " + port);
+  }
+
   private JsonNode get(int port, String path) throws IOException, InterruptedException {
     return apps.get(port, path);
   }
@@ -143,6 +157,15 @@ class SpringFleetIT {
     System.out.println("[spring fleet IT] the shop's balancer: " + held);
     assertThat(held.findValuesAsText("id")).containsExactlyInAnyOrder("o1", "o2");
     assertThat(held.findValues("ejected")).allSatisfy(e -> assertThat(e.asBoolean()).isFalse());
+
+    // Discovery's own meters, as Prometheus scrapes them: the shop's cache and balancer of orders, o1's registration.
+    assertThat(metric(shopPort, "muster_cache_endpoints", "service=\"orders\"")).isEqualTo(2.0);
+    assertThat(metric(shopPort, "muster_balancer_endpoints", "service=\"orders\"", "state=\"available\""))
+        .isEqualTo(2.0);
+    assertThat(metric(shopPort, "muster_cache_stale", "service=\"orders\"")).isZero();
+    assertThat(metric(o1.port(), "muster_registration_state", "instance=\"o1\"", "state=\"active\""))
+        .isEqualTo(1.0);
+    assertThat(metric(o1.port(), "muster_registration_keepalive_seconds_count", "instance=\"o1\"")).isPositive();
 
     ChildProcess p1 = apps.started().get(0);
     Map<String, Integer> killed = calls(100, failures, p1::kill);
