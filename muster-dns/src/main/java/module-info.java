@@ -7,6 +7,7 @@ module dev.muster.dns {
   requires transitive dev.muster.etcd;
   requires org.dnsjava;
   requires org.slf4j;
+  requires static micrometer.core; // optional: only DnsGateway.bindMeters needs it
 
   exports dev.muster.dns;
 }

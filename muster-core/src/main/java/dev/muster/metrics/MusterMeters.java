@@ -149,6 +149,13 @@ public final class MusterMeters {
     return b;
   }
 
+  /** A binding of meters registered elsewhere (an adapter's own), so that one {@code close()} removes them. */
+  public static Binding of(MeterRegistry registry, List<Meter> meters) {
+    Bindings b = new Bindings(registry);
+    b.meters.addAll(meters);
+    return b;
+  }
+
   private static double count(Balancer balancer, Predicate<EndpointState> which) {
     int n = 0;
     for (EndpointState e : balancer.endpoints()) {

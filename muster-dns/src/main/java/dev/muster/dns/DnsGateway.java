@@ -211,6 +211,41 @@ public final class DnsGateway implements AutoCloseable {
     return out;
   }
 
+  /**
+   * Binds the gateway's meters: {@code muster.dns.queries} by {@code type} (A, AAAA, SRV, PTR, TXT, ANY, SOA,
+   * other) and {@code result} (answered, nodata, nxdomain, refused, servfail, formerr, notimp), the counters {@code
+   * muster.dns.dropped}, {@code muster.dns.rate.limited}, {@code muster.dns.truncated}, {@code
+   * muster.dns.tcp.refused}, and {@code muster.dns.records.rejected}: records the services' caches excluded (forged,
+   * unsigned or malformed), over every service served. Pull-based: a query counts as it did before.
+   */
+  public dev.muster.metrics.MusterMeters.Binding bindMeters(io.micrometer.core.instrument.MeterRegistry registry) {
+    java.util.List<io.micrometer.core.instrument.Meter> meters = new java.util.ArrayList<>();
+    for (String type : DnsCounters.TYPES) {
+      for (String result : DnsCounters.RESULTS) {
+        meters.add(io.micrometer.core.instrument.FunctionCounter.builder("muster.dns.queries", counters,
+            c -> c.replies(type, result)).tags("type", type, "result", result)
+            .description("replies by question type and result").register(registry));
+      }
+    }
+    meters.add(counter(registry, "muster.dns.dropped", counters.dropped, "queries dropped (bad, or a response)"));
+    meters.add(counter(registry, "muster.dns.rate.limited", counters.rateLimited, "queries over the rate limit"));
+    meters.add(counter(registry, "muster.dns.truncated", counters.truncated, "UDP replies sent truncated (TC)"));
+    meters.add(counter(registry, "muster.dns.tcp.refused", counters.tcpRefused, "TCP connections refused (full)"));
+    meters.add(io.micrometer.core.instrument.Gauge.builder("muster.dns.records.rejected", this, g -> {
+      ServiceDirectory d = g.directory;
+      return d == null ? 0 : d.caches().values().stream()
+          .mapToLong(c -> c.unverifiedCount() + c.malformedCount()).sum();
+    }).description("records the served services' caches excluded (unverified or malformed)").strongReference(true)
+        .register(registry));
+    return dev.muster.metrics.MusterMeters.of(registry, meters);
+  }
+
+  private static io.micrometer.core.instrument.Meter counter(io.micrometer.core.instrument.MeterRegistry registry,
+      String name, java.util.concurrent.atomic.LongAdder adder, String description) {
+    return io.micrometer.core.instrument.FunctionCounter.builder(name, adder,
+        java.util.concurrent.atomic.LongAdder::sum).description(description).register(registry);
+  }
+
   public Stats stats() {
     DnsCounters c = counters;
     return new Stats(c.queries.sum(), c.answered.sum(), c.nodata.sum(), c.nxdomain.sum(), c.refused.sum(),

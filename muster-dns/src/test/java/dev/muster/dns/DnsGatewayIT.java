@@ -126,6 +126,18 @@ class DnsGatewayIT {
       assertThat(Dig.query(at, "_muster-status.default.muster.", "TXT").data("TXT").get(0))
           .contains("\"stale=false\"", "\"services=2\"");
       assertThat(gateway.stats().errors()).isZero();
+
+      io.micrometer.core.instrument.MeterRegistry meters = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+      try (var bound = gateway.bindMeters(meters)) { // what dig asked above, as meters
+        assertThat(meters.get("muster.dns.queries").tags("type", "SRV", "result", "nxdomain").functionCounter()
+            .count()).isEqualTo(1);
+        assertThat(meters.get("muster.dns.queries").tags("type", "TXT", "result", "nodata").functionCounter()
+            .count()).isPositive();
+        assertThat(meters.get("muster.dns.queries").tags("type", "A", "result", "refused").functionCounter()
+            .count()).isEqualTo(1);
+        assertThat(meters.get("muster.dns.records.rejected").gauge().value()).isZero();
+      }
+      assertThat(meters.getMeters()).as("unbound").isEmpty();
     }
   }
 

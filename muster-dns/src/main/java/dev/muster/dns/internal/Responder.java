@@ -120,6 +120,7 @@ public final class Responder {
     // OPT record, which it writes last
     int room = limit - Header.LENGTH - question.getName().length() - 4 - (opt == null ? 0 : optLength);
     answer(question, reply, room);
+    counters.replied(question.getType(), reply.getHeader().getRcode(), reply.getHeader().getCount(Section.ANSWER) > 0);
     byte[] wire = reply.toWire(limit);
     if ((wire[2] & 0x02) != 0) {
       counters.truncated.increment();
@@ -166,6 +167,7 @@ public final class Responder {
 
   private byte[] error(Header header, Record question, int rcode, boolean udp) {
     (rcode == Rcode.NOTIMP ? counters.notimp : counters.formerr).increment();
+    counters.replied(question == null ? -1 : question.getType(), rcode, false);
     Message reply = reply(header, question);
     reply.getHeader().setRcode(rcode);
     return reply.toWire(udp ? NO_EDNS_PAYLOAD : TCP_MAX);

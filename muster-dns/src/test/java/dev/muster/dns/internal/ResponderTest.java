@@ -58,6 +58,24 @@ class ResponderTest {
   }
 
   @Test
+  void repliesAreCountedByQuestionTypeAndResult() throws IOException {
+    serve("orders", List.of(orders("a", "10.0.0.1", 8080)), null, null);
+    ask("_orders._tcp.default.muster.", Type.SRV);
+    ask("_orders._tcp.default.muster.", Type.SRV);
+    ask("_orders._tcp.default.muster.", Type.TXT); // NODATA
+    ask("nothing.default.muster.", Type.A); // NXDOMAIN
+    ask("example.com.", Type.AAAA); // not ours: REFUSED
+    ask("_orders._tcp.default.muster.", Type.NAPTR); // counted as other
+
+    assertThat(counters.replies("SRV", "answered")).isEqualTo(2);
+    assertThat(counters.replies("TXT", "nodata")).isEqualTo(1);
+    assertThat(counters.replies("A", "nxdomain")).isEqualTo(1);
+    assertThat(counters.replies("AAAA", "refused")).isEqualTo(1);
+    assertThat(counters.replies("other", "nodata")).isEqualTo(1);
+    assertThat(counters.replies("PTR", "answered")).isZero();
+  }
+
+  @Test
   void pastMaxStaleAStaleServicesNamesAnswerServfailAndAFreshOneIsUntouched() throws IOException {
     Responder bounded = new Responder(List.of(zone), 1232, java.time.Duration.ofSeconds(30), CLOCK, counters);
     serve("orders", List.of(orders("a", "10.0.0.1", 8080)), CLOCK.instant().minusSeconds(30), null);
@@ -78,6 +96,7 @@ class ResponderTest {
     assertThat(users.getRcode()).as("stale for 29 s of 30: still answered").isEqualTo(Rcode.NOERROR);
     assertThat(users.getSection(Section.ANSWER)).hasSize(1);
     assertThat(counters.staleRefused.sum()).isEqualTo(5);
+    assertThat(counters.replies("SRV", "servfail")).isEqualTo(2);
     assertThat(data(ask("_orders._tcp.default.muster.", Type.SRV), Section.ANSWER))
         .as("without maxStale the last set is answered for the whole outage").hasSize(1);
   }
