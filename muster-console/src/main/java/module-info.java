@@ -7,6 +7,7 @@ module dev.muster.console {
   requires transitive dev.muster.etcd;
   requires com.fasterxml.jackson.databind;
   requires jdk.httpserver;
+  requires static micrometer.core; // optional: only ConsoleServer.bindMeters needs it
   requires org.slf4j;
 
   exports dev.muster.console;

@@ -46,6 +46,10 @@ final class ConsoleAdapter implements Adapter {
         + "&service=" + Providers.SERVICE);
   }
 
+  ConsoleServer server() {
+    return console;
+  }
+
   @Override
   public String column() {
     return "console";

@@ -9,6 +9,7 @@ final class Consumers implements AutoCloseable {
   final ClientAdapter client;
   final List<Adapter> all = new ArrayList<>();
   final SpringConsumers spring;
+  final ConsoleAdapter console;
 
   Consumers(EtcdRegistry registry, Adapter.Setup setup) {
     client = new ClientAdapter(registry, setup);
@@ -18,7 +19,8 @@ final class Consumers implements AutoCloseable {
     all.add(spring.discovery());
     all.add(spring.loadBalancer());
     all.add(new DnsAdapter(registry, setup));
-    all.add(new ConsoleAdapter(registry, setup));
+    console = new ConsoleAdapter(registry, setup);
+    all.add(console);
   }
 
   /** The adapters that make calls (or picks) one at a time, where shares and failed calls mean something. */

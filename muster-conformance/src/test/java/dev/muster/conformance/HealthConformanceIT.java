@@ -3,12 +3,14 @@ package dev.muster.conformance;
 import static dev.muster.conformance.ConformanceTable.FORGED;
 import static dev.muster.conformance.ConformanceTable.PROBE;
 import static dev.muster.conformance.ConformanceTable.SLOW_START;
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.muster.cache.CacheConfig;
 import dev.muster.cache.EndpointCache;
 import dev.muster.etcd.EtcdConfig;
 import dev.muster.etcd.EtcdRegistry;
+import dev.muster.metrics.MusterMeters;
 import dev.muster.grpc.echo.Echo;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
@@ -19,9 +21,18 @@ import dev.muster.testing.EtcdCluster;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.grpc.Server;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,6 +40,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -55,8 +67,8 @@ class HealthConformanceIT {
     String namespace = "conf" + UUID.randomUUID().toString().substring(0, 8);
     Checks checks = new Checks();
     // The attacker's server answers as f1 and passes every health check: only the signature can keep it out.
-    io.grpc.protobuf.services.HealthStatusManager rogueHealth = new io.grpc.protobuf.services.HealthStatusManager();
-    rogueHealth.setStatus("", io.grpc.health.v1.HealthCheckResponse.ServingStatus.SERVING);
+    HealthStatusManager rogueHealth = new HealthStatusManager();
+    rogueHealth.setStatus("", ServingStatus.SERVING);
     Server rogue = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
         .addService(Echo.service("f1")).addService(rogueHealth.getHealthService()).build().start();
     try (Providers providers = new Providers(etcd.endpointsString(), namespace, dir);
@@ -97,6 +109,7 @@ class HealthConformanceIT {
         for (Adapter a : consumers.all) {
           checks.always(FORGED, a, Duration.ofSeconds(1), o -> !o.ids().contains("f1"));
         }
+        consoleMetersCount(consumers.console, noTrust);
 
         p2.notServing();
         for (Adapter a : consumers.all) {
@@ -105,20 +118,61 @@ class HealthConformanceIT {
         }
 
         p2.serving(); // each calling adapter's ramp is measured at once, side by side: they ramp from the same moment
-        java.util.List<java.util.concurrent.CompletableFuture<Void>> ramps = new java.util.ArrayList<>();
+        List<CompletableFuture<Void>> ramps = new ArrayList<>();
         for (Adapter a : consumers.all) {
           if (consumers.calling().contains(a)) {
-            ramps.add(java.util.concurrent.CompletableFuture.runAsync(
+            ramps.add(CompletableFuture.runAsync(
                 () -> checks.rampsUp(SLOW_START, a, "p2", Duration.ofSeconds(15), 5, 0.22)));
           } else {
             checks.notApplied(SLOW_START, a);
           }
         }
-        ramps.forEach(java.util.concurrent.CompletableFuture::join);
+        ramps.forEach(CompletableFuture::join);
       }
     } finally {
       rogue.shutdownNow();
     }
     checks.assertAllHeld();
+  }
+
+  /**
+   * The console's meters, read as a Micrometer registry reads them: the forged record its cache refused (none
+   * refused without trusted keys), the one service it watches, and its answers by status (the DNS gateway's meters
+   * are read in DnsGatewayIT).
+   */
+  private static void consoleMetersCount(ConsoleAdapter console, boolean noTrust) {
+    MeterRegistry meters = new SimpleMeterRegistry();
+    try (MusterMeters.Binding bound = console.server().bindMeters(meters)) {
+      double rejected = meters.get("muster.console.records.rejected").gauge().value();
+      if (noTrust) {
+        assertThat(rejected).as("nothing is checked without trusted keys").isZero();
+      } else {
+        assertThat(rejected).as("the forged record, refused").isGreaterThanOrEqualTo(1);
+      }
+      assertThat(meters.get("muster.console.services").gauge().value()).isEqualTo(1);
+      double ok = answers(meters, "200");
+      double missing = answers(meters, "404");
+      HttpClient http = HttpClient.newHttpClient();
+      URI base = URI.create("http://127.0.0.1:" + console.server().address().getPort());
+      for (String path : new String[] {"/console.css", "/no-such-page"}) {
+        try {
+          http.send(HttpRequest.newBuilder(base.resolve(path)).build(), HttpResponse.BodyHandlers.discarding());
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException(e);
+        }
+      }
+      await("the answers counted").atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+        assertThat(answers(meters, "200")).isEqualTo(ok + 1);
+        assertThat(answers(meters, "404")).isEqualTo(missing + 1);
+      });
+    }
+    assertThat(meters.getMeters()).as("unbound").isEmpty();
+  }
+
+  private static double answers(MeterRegistry meters, String status) {
+    return meters.get("muster.console.answers").tag("status", status).functionCounter().count();
   }
 }

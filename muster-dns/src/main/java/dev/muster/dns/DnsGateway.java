@@ -5,8 +5,13 @@ import dev.muster.dns.internal.NamespaceZone;
 import dev.muster.dns.internal.RateLimiter;
 import dev.muster.dns.internal.Responder;
 import dev.muster.dns.internal.ZoneFeeds;
-import dev.muster.etcd.ServiceDirectory;
 import dev.muster.etcd.EtcdRegistry;
+import dev.muster.etcd.ServiceDirectory;
+import dev.muster.metrics.MusterMeters;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
@@ -24,13 +29,21 @@ import java.nio.channels.DatagramChannel;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xbill.DNS.Name;
@@ -65,7 +78,7 @@ public final class DnsGateway implements AutoCloseable {
   private final List<Thread> udpThreads = new ArrayList<>();
   private final Thread acceptor;
   private final ThreadPoolExecutor connections;
-  private final java.util.Set<Socket> open = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final Set<Socket> open = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
   /** What the gateway has done so far. */
@@ -77,7 +90,7 @@ public final class DnsGateway implements AutoCloseable {
     this.config = config;
     this.registry = registry;
     Name domain = Name.fromString(config.domain());
-    java.util.Map<String, NamespaceZone> byNamespace = new java.util.HashMap<>();
+    Map<String, NamespaceZone> byNamespace = new HashMap<>();
     for (String ns : config.namespaces()) {
       NamespaceZone zone = new NamespaceZone(ns, domain, config.ttl().toSeconds(), config.staleTtl().toSeconds(),
           clock);
@@ -205,8 +218,8 @@ public final class DnsGateway implements AutoCloseable {
   }
 
   /** The services each zone serves now, by namespace. */
-  public java.util.Map<String, List<String>> services() {
-    java.util.Map<String, List<String>> out = new java.util.LinkedHashMap<>();
+  public Map<String, List<String>> services() {
+    Map<String, List<String>> out = new LinkedHashMap<>();
     zones.forEach(z -> out.put(z.namespace(), z.serviceNames()));
     return out;
   }
@@ -218,32 +231,30 @@ public final class DnsGateway implements AutoCloseable {
    * muster.dns.tcp.refused}, and {@code muster.dns.records.rejected}: records the services' caches excluded (forged,
    * unsigned or malformed), over every service served. Pull-based: a query counts as it did before.
    */
-  public dev.muster.metrics.MusterMeters.Binding bindMeters(io.micrometer.core.instrument.MeterRegistry registry) {
-    java.util.List<io.micrometer.core.instrument.Meter> meters = new java.util.ArrayList<>();
+  public MusterMeters.Binding bindMeters(MeterRegistry registry) {
+    List<Meter> meters = new ArrayList<>();
     for (String type : DnsCounters.TYPES) {
       for (String result : DnsCounters.RESULTS) {
-        meters.add(io.micrometer.core.instrument.FunctionCounter.builder("muster.dns.queries", counters,
-            c -> c.replies(type, result)).tags("type", type, "result", result)
-            .description("replies by question type and result").register(registry));
+        meters.add(FunctionCounter.builder("muster.dns.queries", counters, c -> c.replies(type, result))
+            .tags("type", type, "result", result).description("replies by question type and result")
+            .register(registry));
       }
     }
     meters.add(counter(registry, "muster.dns.dropped", counters.dropped, "queries dropped (bad, or a response)"));
     meters.add(counter(registry, "muster.dns.rate.limited", counters.rateLimited, "queries over the rate limit"));
     meters.add(counter(registry, "muster.dns.truncated", counters.truncated, "UDP replies sent truncated (TC)"));
     meters.add(counter(registry, "muster.dns.tcp.refused", counters.tcpRefused, "TCP connections refused (full)"));
-    meters.add(io.micrometer.core.instrument.Gauge.builder("muster.dns.records.rejected", this, g -> {
+    meters.add(Gauge.builder("muster.dns.records.rejected", this, g -> {
       ServiceDirectory d = g.directory;
       return d == null ? 0 : d.caches().values().stream()
           .mapToLong(c -> c.unverifiedCount() + c.malformedCount()).sum();
     }).description("records the served services' caches excluded (unverified or malformed)").strongReference(true)
         .register(registry));
-    return dev.muster.metrics.MusterMeters.of(registry, meters);
+    return MusterMeters.of(registry, meters);
   }
 
-  private static io.micrometer.core.instrument.Meter counter(io.micrometer.core.instrument.MeterRegistry registry,
-      String name, java.util.concurrent.atomic.LongAdder adder, String description) {
-    return io.micrometer.core.instrument.FunctionCounter.builder(name, adder,
-        java.util.concurrent.atomic.LongAdder::sum).description(description).register(registry);
+  private static Meter counter(MeterRegistry registry, String name, LongAdder adder, String description) {
+    return FunctionCounter.builder(name, adder, LongAdder::sum).description(description).register(registry);
   }
 
   public Stats stats() {
@@ -393,7 +404,7 @@ public final class DnsGateway implements AutoCloseable {
   }
 
   /** Daemon threads named {@code name}. */
-  private static java.util.concurrent.ThreadFactory daemon(String name) {
+  private static ThreadFactory daemon(String name) {
     return r -> {
       Thread t = new Thread(r, name);
       t.setDaemon(true);
@@ -402,8 +413,8 @@ public final class DnsGateway implements AutoCloseable {
   }
 
   /** Daemon threads named {@code prefix-1}, {@code prefix-2}, ... (the TCP connections' pool). */
-  private static java.util.concurrent.ThreadFactory numbered(String prefix) {
-    java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+  private static ThreadFactory numbered(String prefix) {
+    AtomicInteger n = new AtomicInteger();
     return r -> daemon(prefix + "-" + n.incrementAndGet()).newThread(r);
   }
 }

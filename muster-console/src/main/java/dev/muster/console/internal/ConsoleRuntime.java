@@ -33,15 +33,17 @@ public final class ConsoleRuntime implements AutoCloseable {
   private final ScheduledExecutorService pumpThread;
   private final ConsoleServices directory;
   private final Pump pump;
+  private final ConsoleCounters counters;
 
-  private ConsoleRuntime(HttpServer server, ExecutorService http, ScheduledExecutorService etcdThread, ScheduledExecutorService pumpThread, ConsoleServices directory,
-      Pump pump) {
+  private ConsoleRuntime(HttpServer server, ExecutorService http, ScheduledExecutorService etcdThread,
+      ScheduledExecutorService pumpThread, ConsoleServices directory, Pump pump, ConsoleCounters counters) {
     this.server = server;
     this.http = http;
     this.etcdThread = etcdThread;
     this.pumpThread = pumpThread;
     this.directory = directory;
     this.pump = pump;
+    this.counters = counters;
   }
 
   /** Binds, lists the registry once, and serves. {@link UncheckedIOException} when the address cannot be bound. */
@@ -63,17 +65,41 @@ public final class ConsoleRuntime implements AutoCloseable {
     pumpRef[0] = pump;
     ExecutorService http = Executors.newFixedThreadPool(config.maxClients() + 8, numbered("muster-console-http-"));
     InetSocketAddress bound = server.getAddress();
-    new Routes(pump, ring, etcd, registry.config().layout(), config, bound).install(server);
+    ConsoleCounters counters = new ConsoleCounters();
+    new Routes(pump, ring, etcd, registry.config().layout(), config, bound, counters).install(server);
     server.setExecutor(http);
     ScheduledExecutorService etcdThread = Executors.newSingleThreadScheduledExecutor(one("muster-console-etcd"));
     etcdThread.scheduleWithFixedDelay(reader::refresh, 0, 500, TimeUnit.MILLISECONDS);
     pump.start();
     server.start();
-    return new ConsoleRuntime(server, http, etcdThread, pumpThread, directory, pump);
+    return new ConsoleRuntime(server, http, etcdThread, pumpThread, directory, pump, counters);
   }
 
   public InetSocketAddress address() {
     return server.getAddress();
+  }
+
+  public ConsoleCounters counters() {
+    return counters;
+  }
+
+  /** Event streams open now. */
+  public int streams() {
+    return pump.clients();
+  }
+
+  /** Services watched now, over every namespace shown. */
+  public int services() {
+    return directory.services().size();
+  }
+
+  /** Records the watched services' caches excluded: unverified (forged or unsigned) or malformed. */
+  public long rejectedRecords() {
+    long n = 0;
+    for (ConsoleServices.Watched w : directory.services()) {
+      n += w.cache().unverifiedCount() + w.cache().malformedCount();
+    }
+    return n;
   }
 
   /** Stops serving (streams end), stops the threads, closes the caches. Idempotent. */

@@ -51,10 +51,12 @@ final class Routes {
   private final ConsoleConfig config;
   private final Set<String> hosts;
   private final String token;
+  private final ConsoleCounters counters;
 
   Routes(Pump pump, EventRing ring, EtcdMaintenance etcd, RegistryLayout layout, ConsoleConfig config,
-      InetSocketAddress bound) {
+      InetSocketAddress bound, ConsoleCounters counters) {
     this.pump = pump;
+    this.counters = counters;
     this.ring = ring;
     this.etcd = etcd;
     this.layout = layout;
@@ -85,37 +87,43 @@ final class Routes {
 
   private void handle(HttpExchange x) throws IOException {
     try (x) {
-      Headers h = x.getResponseHeaders();
-      h.set("Content-Security-Policy", "default-src 'self'");
-      h.set("X-Content-Type-Options", "nosniff");
-      h.set("X-Frame-Options", "DENY");
-      h.set("Referrer-Policy", "no-referrer");
-      h.set("Cache-Control", "no-store");
-      String host = x.getRequestHeaders().getFirst("Host");
-      if (!hosts.isEmpty() && (host == null || !hosts.contains(host))) {
-        json(x, 421, error("this console answers only to " + hosts + ", not Host " + host));
-        return;
+      answer(x);
+    } finally {
+      counters.answered(x.getResponseCode()); // -1 when no answer was sent: counted as other
+    }
+  }
+
+  private void answer(HttpExchange x) throws IOException {
+    Headers h = x.getResponseHeaders();
+    h.set("Content-Security-Policy", "default-src 'self'");
+    h.set("X-Content-Type-Options", "nosniff");
+    h.set("X-Frame-Options", "DENY");
+    h.set("Referrer-Policy", "no-referrer");
+    h.set("Cache-Control", "no-store");
+    String host = x.getRequestHeaders().getFirst("Host");
+    if (!hosts.isEmpty() && (host == null || !hosts.contains(host))) {
+      json(x, 421, error("this console answers only to " + hosts + ", not Host " + host));
+      return;
+    }
+    String path = x.getRequestURI().getPath();
+    String method = x.getRequestMethod();
+    if (path.equals("/api/drain")) {
+      drain(x, method, host);
+    } else if (!method.equals("GET")) {
+      json(x, 405, error(method + " is not served here"));
+    } else if (STATIC.containsKey(path)) {
+      resource(x, STATIC.get(path));
+    } else if (path.equals("/api/session")) {
+      ObjectNode s = Views.JSON.createObjectNode();
+      s.put("allowDrain", config.allowDrain());
+      if (config.allowDrain()) {
+        s.put("token", token);
       }
-      String path = x.getRequestURI().getPath();
-      String method = x.getRequestMethod();
-      if (path.equals("/api/drain")) {
-        drain(x, method, host);
-      } else if (!method.equals("GET")) {
-        json(x, 405, error(method + " is not served here"));
-      } else if (STATIC.containsKey(path)) {
-        resource(x, STATIC.get(path));
-      } else if (path.equals("/api/session")) {
-        ObjectNode s = Views.JSON.createObjectNode();
-        s.put("allowDrain", config.allowDrain());
-        if (config.allowDrain()) {
-          s.put("token", token);
-        }
-        json(x, 200, s);
-      } else if (path.equals("/api/stream")) {
-        stream(x);
-      } else {
-        json(x, 404, error("no such page: " + path));
-      }
+      json(x, 200, s);
+    } else if (path.equals("/api/stream")) {
+      stream(x);
+    } else {
+      json(x, 404, error("no such page: " + path));
     }
   }
 
@@ -179,6 +187,7 @@ final class Routes {
       Instance now = etcd.drain(key);
       ring.add(new ConsoleEvent.Draft("operator-drain", key.namespace(), key.service(), key.version(), key.id(),
           "drained from the console: now " + now.state()));
+      counters.drained();
       ObjectNode ok = Views.JSON.createObjectNode();
       ok.put("state", now.state().name());
       json(x, 200, ok);
