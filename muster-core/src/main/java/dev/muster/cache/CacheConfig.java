@@ -37,6 +37,10 @@ import java.util.concurrent.ExecutorService;
  *     lease; exclude the others and count them in {@link EndpointCache#unverifiedCount()} (default
  *     {@link TrustedKeys#NONE}: records are not verified; null means the same). A disk snapshot holds only records
  *     that verified, but is not signed itself: protect the file as the keys are
+ * @param expiryGrace with trusted keys, how long after the cache last became fresh (its first set, or recovered)
+ *     a record whose signature's {@code notAfter} has passed is still served, for its provider to sign it again
+ *     (each does at its first keepalive after reaching etcd); expiry is never enforced while the cache is stale
+ *     (default 30 s; docs/design-security2.md)
  * @param listenerExecutor where this cache's listeners run, for listeners that must block; null runs them on the
  *     process's shared delivery pool, where they must not block (default null). The cache still hands them one
  *     call at a time, in order, never two at once; it never shuts the executor down. Keep it running until the
@@ -68,6 +72,7 @@ public record CacheConfig(
     int massRemovalPercent,
     Duration massRemovalHold,
     TrustedKeys trustedKeys,
+    Duration expiryGrace,
     Executor listenerExecutor,
     Duration auditInterval) {
 
@@ -96,6 +101,7 @@ public record CacheConfig(
       throw new InvalidInputException("massRemovalPercent", massRemovalPercent, "use 0 (off) to 100");
     }
     positive("massRemovalHold", massRemovalHold);
+    notNegative("expiryGrace", expiryGrace);
     trustedKeys = trustedKeys == null ? TrustedKeys.NONE : trustedKeys;
     if (!trustedKeys.isEmpty() && trustedKeys.forService(namespace, service).isEmpty()) {
       throw new InvalidInputException("trustedKeys", trustedKeys.toString(), "trust at least one key for "
@@ -149,6 +155,7 @@ public record CacheConfig(
     b.massRemovalPercent = massRemovalPercent;
     b.massRemovalHold = massRemovalHold;
     b.trustedKeys = trustedKeys;
+    b.expiryGrace = expiryGrace;
     b.listenerExecutor = listenerExecutor;
     b.auditInterval = auditInterval;
     return b;
@@ -173,6 +180,7 @@ public record CacheConfig(
     private int massRemovalPercent;
     private Duration massRemovalHold = Duration.ofSeconds(30);
     private TrustedKeys trustedKeys = TrustedKeys.NONE;
+    private Duration expiryGrace = Duration.ofSeconds(30);
     private Executor listenerExecutor;
     private Duration auditInterval = Duration.ofMinutes(5);
 
@@ -249,6 +257,12 @@ public record CacheConfig(
       return this;
     }
 
+    /** How long expired signed records are still served after the cache becomes fresh (see the record). */
+    public Builder expiryGrace(Duration grace) {
+      this.expiryGrace = grace;
+      return this;
+    }
+
     /**
      * Run this cache's listeners on {@code executor}, for listeners that must block (see the record's
      * {@code listenerExecutor}); null: on the shared delivery pool.
@@ -267,7 +281,7 @@ public record CacheConfig(
     public CacheConfig build() {
       return new CacheConfig(namespace, service, version, pageSize, progressInterval, progressTimeout, backoffBase,
           backoffCap, healthyReset, probeInterval, probeJitter, requestTimeout, snapshotFile, snapshotDebounce,
-          massRemovalPercent, massRemovalHold, trustedKeys, listenerExecutor, auditInterval);
+          massRemovalPercent, massRemovalHold, trustedKeys, expiryGrace, listenerExecutor, auditInterval);
     }
   }
 }

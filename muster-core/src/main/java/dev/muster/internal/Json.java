@@ -34,6 +34,14 @@ public final class Json {
     return text.length() <= MAX_SHOWN_CHARS ? text : text.substring(0, MAX_SHOWN_CHARS) + "...";
   }
 
+  /**
+   * {@code text} as a JSON string for a message or a log line: quoted, every control character escaped (a key from
+   * etcd holding a line feed cannot forge a log line), cut after a hundred characters.
+   */
+  public static String show(String text) {
+    return show(com.fasterxml.jackson.databind.node.TextNode.valueOf(text));
+  }
+
   /** "a string", "an array", ... for messages. */
   public static String kind(JsonNode node) {
     return switch (node.getNodeType()) {

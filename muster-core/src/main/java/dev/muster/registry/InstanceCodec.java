@@ -10,6 +10,7 @@ import dev.muster.MusterException;
 import dev.muster.internal.Json;
 import dev.muster.sign.RecordSignature;
 import dev.muster.sign.SigningKey;
+import java.time.Instant;
 import java.util.Objects;
 
 /**
@@ -34,8 +35,9 @@ import java.util.Objects;
  *       {@value #MAX_VALUE_BYTES} bytes and every rule of {@link Instance} are errors.
  * </ul>
  *
- * <p>A signed value ({@link #encodeSigned}) has one more member, {@code "sig"}, which {@link #decode} ignores like
- * any unknown field; checking it is {@link RecordSignature#verify}'s job.
+ * <p>A signed value ({@link #encodeSigned}) has one more member, {@code "sig2"} (and {@code "sig"} while a provider
+ * also signs for Muster 0.1's consumers), which {@link #decode} ignores like any unknown field; checking it is
+ * {@link RecordSignature#verify}'s job.
  */
 public final class InstanceCodec {
   /** The schema version this code writes. */
@@ -58,14 +60,17 @@ public final class InstanceCodec {
 
   /**
    * The value to store under {@code etcdKey} (the instance's key in the registry's layout) on {@code lease}, signed
-   * by {@code key} for that key and lease ({@link RecordSignature}): readers that do not verify decode it like
-   * {@link #encode}'s.
+   * by {@code key} for that key and lease with sequence {@code seq} and expiry {@code notAfter}
+   * ({@link RecordSignature}; with {@code alsoV1}, Muster 0.1's signature too): readers that do not verify decode it
+   * like {@link #encode}'s.
    *
    * @throws InvalidInputException (field {@code value}) if the signed value exceeds {@value #MAX_VALUE_BYTES}
    *     bytes
    */
-  public static byte[] encodeSigned(Instance instance, String etcdKey, long lease, SigningKey key) {
-    return requireFits(instance, RecordSignature.sign(key, etcdKey, lease, encodeUnchecked(instance)));
+  public static byte[] encodeSigned(Instance instance, String etcdKey, long lease, long seq, Instant notAfter,
+      SigningKey key, boolean alsoV1) {
+    return requireFits(instance, RecordSignature.sign(key, etcdKey, lease, seq, notAfter, encodeUnchecked(instance),
+        alsoV1));
   }
 
   private static byte[] encodeUnchecked(Instance instance) {

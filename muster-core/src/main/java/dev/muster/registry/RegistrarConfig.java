@@ -22,6 +22,12 @@ import java.util.Objects;
  * @param shutdownHook close (drain, revoke) on JVM shutdown, e.g. SIGTERM (default true)
  * @param signingKey sign every value put (registration, update, DRAINING, re-registration) for its key and lease
  *     ({@link dev.muster.sign.RecordSignature}); null puts unsigned values (default null)
+ * @param signatureValidity how long a signed value may be served: each signature's {@code notAfter} is this far
+ *     ahead, and the registrar puts its value again, freshly signed, once half of it has passed (at a keepalive), so
+ *     a record whose lease someone else keeps alive stops being served within this time after its provider died. At
+ *     least 1 min and 4 × the TTL (default the larger of 10 min and 4 × the TTL)
+ * @param signV1Too also write Muster 0.1's signature, for consumers not yet upgraded (default false; see
+ *     {@link dev.muster.sign.RecordSignature})
  * @param leaseAhead let the registry grant the lease of the next registration with this TTL ahead of time, so that
  *     {@code register()} is one etcd commit (its put) instead of two (grant, then put). The registry keeps at most
  *     one idle lease per TTL, granted after each first registration with that TTL and replaced in the background
@@ -46,11 +52,15 @@ public record RegistrarConfig(
     Duration retryBase,
     boolean shutdownHook,
     SigningKey signingKey,
+    Duration signatureValidity,
+    boolean signV1Too,
     boolean leaseAhead,
     boolean sharedLease) {
 
   /** etcd refuses leases shorter than this (its minimum TTL). */
   public static final Duration MIN_TTL = Duration.ofSeconds(2);
+  /** The shortest {@link #signatureValidity()} allowed. */
+  public static final Duration MIN_SIGNATURE_VALIDITY = Duration.ofMinutes(1);
 
   public RegistrarConfig {
     Objects.requireNonNull(ttl, "ttl");
@@ -59,6 +69,7 @@ public record RegistrarConfig(
     Objects.requireNonNull(startTimeout, "startTimeout");
     Objects.requireNonNull(requestTimeout, "requestTimeout");
     Objects.requireNonNull(retryBase, "retryBase");
+    Objects.requireNonNull(signatureValidity, "signatureValidity");
     if (ttl.compareTo(MIN_TTL) < 0) {
       throw invalid("ttl", ttl, "use at least 2s (etcd's minimum lease TTL)");
     }
@@ -87,6 +98,11 @@ public record RegistrarConfig(
     }
     if (retryBase.isNegative() || retryBase.isZero()) {
       throw invalid("retryBase", retryBase, "use a positive duration");
+    }
+    if (signatureValidity.compareTo(MIN_SIGNATURE_VALIDITY) < 0
+        || signatureValidity.compareTo(ttl.multipliedBy(4)) < 0 || signatureValidity.toMillis() % 1000 != 0) {
+      throw invalid("signatureValidity", signatureValidity, "use whole seconds, at least 1 min and 4 × the TTL ("
+          + format(ttl.multipliedBy(4)) + ")");
     }
   }
 
@@ -125,6 +141,8 @@ public record RegistrarConfig(
     b.retryBase = retryBase;
     b.shutdownHook = shutdownHook;
     b.signingKey = signingKey;
+    b.signatureValidity = signatureValidity.equals(Builder.signatureValidityFor(ttl)) ? null : signatureValidity;
+    b.signV1Too = signV1Too;
     b.leaseAhead = leaseAhead;
     b.sharedLease = sharedLease;
     return b;
@@ -147,6 +165,8 @@ public record RegistrarConfig(
     private Duration retryBase = Duration.ofMillis(100);
     private boolean shutdownHook = true;
     private SigningKey signingKey;
+    private Duration signatureValidity;
+    private boolean signV1Too;
     private boolean leaseAhead = true;
     private boolean sharedLease;
 
@@ -158,6 +178,11 @@ public record RegistrarConfig(
 
     static Duration drainFor(Duration keepalive) {
       return keepalive.multipliedBy(2);
+    }
+
+    static Duration signatureValidityFor(Duration ttl) {
+      Duration tenMinutes = Duration.ofMinutes(10);
+      return ttl.multipliedBy(4).compareTo(tenMinutes) > 0 ? ttl.multipliedBy(4) : tenMinutes;
     }
 
     static Duration requestTimeoutFor(Duration keepalive) {
@@ -213,6 +238,21 @@ public record RegistrarConfig(
       return this;
     }
 
+    /**
+     * How long a signed value may be served; {@code null} derives it again (the larger of 10 min and 4 × the TTL; see
+     * the record).
+     */
+    public Builder signatureValidity(Duration signatureValidity) {
+      this.signatureValidity = signatureValidity;
+      return this;
+    }
+
+    /** Also write Muster 0.1's signature, during an upgrade (default false; see the record). */
+    public Builder signV1Too(boolean signV1Too) {
+      this.signV1Too = signV1Too;
+      return this;
+    }
+
     /** Whether the registry may grant this registration's lease ahead of time (default true; see the record). */
     public Builder leaseAhead(boolean leaseAhead) {
       this.leaseAhead = leaseAhead;
@@ -230,8 +270,9 @@ public record RegistrarConfig(
       Duration keepalive = keepaliveInterval != null ? keepaliveInterval : keepaliveFor(ttl);
       Duration d = drain != null ? drain : drainFor(keepalive);
       Duration request = requestTimeout != null ? requestTimeout : requestTimeoutFor(keepalive);
+      Duration validity = signatureValidity != null ? signatureValidity : signatureValidityFor(ttl);
       return new RegistrarConfig(ttl, keepalive, d, maxFailures, startTimeout, request, retryBase, shutdownHook,
-          signingKey, leaseAhead, sharedLease);
+          signingKey, validity, signV1Too, leaseAhead, sharedLease);
     }
   }
 }

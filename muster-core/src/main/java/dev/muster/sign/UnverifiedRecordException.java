@@ -6,8 +6,9 @@ import java.util.Objects;
 
 /**
  * An instance record that a consumer with trusted keys must not serve: it carries no signature, a signature of the
- * wrong shape, one by a key that is not trusted for its service, or one that does not match its key, lease and
- * value (tampered, copied to another key or lease, or forged). The one-line message names the etcd key, the lease
+ * wrong shape or of Muster 0.1's format, one by a key that is not trusted for its service, one that does not match
+ * its key, lease and value (tampered, copied to another key or lease, or forged), one that has expired, or one older
+ * than a record the consumer already accepted for the key (replayed). The one-line message names the etcd key, the lease
  * and the reason, e.g. {@code record /muster/default/orders/v1/x on lease 7587... is not verified: signed by key
  * 5b58f33094e0ab5e, which is not trusted for default/orders (trusted: 0c1d...)}.
  *
@@ -25,7 +26,13 @@ public class UnverifiedRecordException extends MusterException {
     /** Signed by a key id that is not trusted for the record's service. */
     UNKNOWN_KEY,
     /** The signature does not match the key, the lease and the value under the named trusted key. */
-    BAD_SIGNATURE
+    BAD_SIGNATURE,
+    /** Only a version 1 signature (Muster 0.1): no sequence, no expiry. */
+    OLD_FORMAT,
+    /** A valid signature whose {@code notAfter} has passed. */
+    EXPIRED,
+    /** A valid signature whose sequence is below the highest one this consumer accepted for the key. */
+    REPLAYED
   }
 
   private final String key;

@@ -38,9 +38,12 @@ class RecordSignatureTest {
       .tags(List.of("canary", "blue")).metadata(Map.of("build", "42", "team", "core"))
       .registeredAt(Instant.parse("2026-11-29T10:00:00Z"));
   private static final String KEY_PATH = RegistryLayout.defaults().instanceKey(INSTANCE);
+  private static final long SEQ = 1_764_930_000_123_456L;
+  private static final Instant NOT_AFTER = Instant.parse("2026-12-05T12:00:00Z");
 
   /** INSTANCE's value with a member this version does not know, signed: the signature must cover it too. */
-  private static final byte[] SIGNED = RecordSignature.sign(KEY, KEY_PATH, LEASE, withUnknownMember());
+  private static final byte[] SIGNED =
+      RecordSignature.sign(KEY, KEY_PATH, LEASE, SEQ, NOT_AFTER, withUnknownMember());
 
   private static byte[] withUnknownMember() {
     ObjectNode value = tree(InstanceCodec.encode(INSTANCE));
@@ -51,14 +54,14 @@ class RecordSignatureTest {
   @Test
   void aSignedValueVerifiesForItsKeyAndLease() {
     assertThatCode(() -> RecordSignature.verify(TRUSTED, KEY_PATH, LEASE, SIGNED)).doesNotThrowAnyException();
-    JsonNode sig = tree(SIGNED).get("sig");
+    JsonNode sig = tree(SIGNED).get("sig2");
     assertThat(sig.get("kid").asText()).isEqualTo(KeysTest.OPENSSL_KEY_ID);
     assertThat(java.util.Base64.getDecoder().decode(sig.get("ed25519").asText())).hasSize(64);
   }
 
   @Test
   void aReaderThatDoesNotVerifyDecodesASignedValueLikeAnUnsignedOne() {
-    byte[] signed = InstanceCodec.encodeSigned(INSTANCE, KEY_PATH, LEASE, KEY);
+    byte[] signed = InstanceCodec.encodeSigned(INSTANCE, KEY_PATH, LEASE, SEQ, NOT_AFTER, KEY, false);
     assertThat(InstanceCodec.decode(INSTANCE.key(), signed)).isEqualTo(INSTANCE);
     assertThatCode(() -> RecordSignature.verify(TRUSTED, KEY_PATH, LEASE, signed)).doesNotThrowAnyException();
   }
@@ -82,7 +85,9 @@ class RecordSignatureTest {
         change("an unknown member removed", v -> v.remove("future")),
         change("an unknown member added", v -> v.put("extra", true)),
         change("a number's type", v -> v.put("port", 8080.0)),
-        change("the key id, to another trusted key", v -> ((ObjectNode) v.get("sig")).put("kid", OTHER.keyId())));
+        change("the key id, to another trusted key", v -> ((ObjectNode) v.get("sig2")).put("kid", OTHER.keyId())),
+        change("the sequence", v -> ((ObjectNode) v.get("sig2")).put("seq", SEQ + 1)),
+        change("notAfter", v -> ((ObjectNode) v.get("sig2")).put("notAfter", NOT_AFTER.getEpochSecond() + 3600)));
   }
 
   private static Arguments change(String what, Consumer<ObjectNode> change) {
@@ -101,7 +106,7 @@ class RecordSignatureTest {
           assertThat(e.reason()).isEqualTo(Reason.BAD_SIGNATURE);
           assertThat(e.key()).isEqualTo(KEY_PATH);
           assertThat(e.getMessage()).isEqualTo("record " + KEY_PATH + " on lease " + LEASE + " is not verified:"
-              + " the signature by key " + tree(bytes(value)).get("sig").get("kid").asText() + " does not match"
+              + " the signature by key " + tree(bytes(value)).get("sig2").get("kid").asText() + " does not match"
               + " this key, lease and value (changed, moved or forged)");
         });
   }
@@ -145,13 +150,14 @@ class RecordSignatureTest {
     assertThatThrownBy(() -> RecordSignature.verify(TRUSTED, KEY_PATH, LEASE, unsigned))
         .isInstanceOfSatisfying(UnverifiedRecordException.class, e -> {
           assertThat(e.reason()).isEqualTo(Reason.UNSIGNED);
-          assertThat(e.getMessage()).endsWith("is not verified: it has no signature (no \"sig\" member)");
+          assertThat(e.getMessage()).endsWith("is not verified: it has no signature (no \"sig2\" member)");
         });
   }
 
   @Test
   void aKeyThatIsNotTrustedIsRefusedNamingTheTrustedIds() {
-    byte[] byOther = RecordSignature.sign(OTHER, KEY_PATH, LEASE, InstanceCodec.encode(INSTANCE));
+    byte[] byOther =
+        RecordSignature.sign(OTHER, KEY_PATH, LEASE, SEQ, NOT_AFTER, InstanceCodec.encode(INSTANCE));
     assertThatThrownBy(() -> RecordSignature.verify(TRUSTED, KEY_PATH, LEASE, byOther))
         .isInstanceOfSatisfying(UnverifiedRecordException.class, e -> {
           assertThat(e.reason()).isEqualTo(Reason.UNKNOWN_KEY);
@@ -165,44 +171,98 @@ class RecordSignatureTest {
 
   @Test
   void aForgerSigningWithHisOwnKeyUnderTheTrustedKeyIdIsABadSignature() {
-    ObjectNode forged = tree(RecordSignature.sign(OTHER, KEY_PATH, LEASE, InstanceCodec.encode(INSTANCE)));
-    ((ObjectNode) forged.get("sig")).put("kid", KEY.keyId());
+    ObjectNode forged =
+        tree(RecordSignature.sign(OTHER, KEY_PATH, LEASE, SEQ, NOT_AFTER, InstanceCodec.encode(INSTANCE)));
+    ((ObjectNode) forged.get("sig2")).put("kid", KEY.keyId());
     assertThatThrownBy(() -> RecordSignature.verify(TRUSTED, KEY_PATH, LEASE, bytes(forged)))
         .isInstanceOfSatisfying(UnverifiedRecordException.class,
             e -> assertThat(e.reason()).isEqualTo(Reason.BAD_SIGNATURE));
   }
 
   static Stream<Arguments> malformedSignatures() {
-    String good = tree(SIGNED).get("sig").get("ed25519").asText();
-    String kid = KEY.keyId();
+    String good = tree(SIGNED).get("sig2").get("ed25519").asText();
+    String kid = "\"kid\":\"" + KEY.keyId() + "\"";
+    String seq = "\"seq\":" + SEQ;
+    String notAfter = "\"notAfter\":" + NOT_AFTER.getEpochSecond();
+    String sig = "\"ed25519\":\"" + good + "\"";
     return Stream.of(
         Arguments.of("\"" + good + "\""),
         Arguments.of("[]"),
-        Arguments.of("{\"kid\":\"" + kid + "\"}"),
-        Arguments.of("{\"ed25519\":\"" + good + "\"}"),
-        Arguments.of("{\"kid\":7,\"ed25519\":\"" + good + "\"}"),
-        Arguments.of("{\"kid\":\"" + kid + "\",\"ed25519\":\"not base64!\"}"),
-        Arguments.of("{\"kid\":\"" + kid + "\",\"ed25519\":\"" + good.substring(4) + "\"}"),
-        Arguments.of("{\"kid\":\"" + kid + "\",\"ed25519\":\"" + good + "\",\"alg\":\"none\"}"));
+        Arguments.of("{" + kid + "}"),
+        Arguments.of("{" + seq + "," + notAfter + "," + sig + "}"),
+        Arguments.of("{" + kid + "," + notAfter + "," + sig + "}"),
+        Arguments.of("{" + kid + "," + seq + "," + sig + "}"),
+        Arguments.of("{\"kid\":7," + seq + "," + notAfter + "," + sig + "}"),
+        Arguments.of("{" + kid + ",\"seq\":-1," + notAfter + "," + sig + "}"),
+        Arguments.of("{" + kid + ",\"seq\":\"42\"," + notAfter + "," + sig + "}"),
+        Arguments.of("{" + kid + "," + seq + ",\"notAfter\":1.5," + sig + "}"),
+        Arguments.of("{" + kid + "," + seq + "," + notAfter + ",\"ed25519\":\"not base64!\"}"),
+        Arguments.of("{" + kid + "," + seq + "," + notAfter + ",\"ed25519\":\"" + good.substring(4) + "\"}"),
+        Arguments.of("{" + kid + "," + seq + "," + notAfter + "," + sig + ",\"alg\":\"none\"}"));
   }
 
   @ParameterizedTest
   @MethodSource("malformedSignatures")
   void aSignatureMemberOfTheWrongShapeIsRefusedAsMalformed(String sig) throws Exception {
     ObjectNode value = tree(SIGNED);
-    value.set("sig", JSON.readTree(sig));
+    value.set("sig2", JSON.readTree(sig));
     assertThatThrownBy(() -> RecordSignature.verify(TRUSTED, KEY_PATH, LEASE, bytes(value)))
         .isInstanceOfSatisfying(UnverifiedRecordException.class, e -> {
           assertThat(e.reason()).isEqualTo(Reason.MALFORMED_SIGNATURE);
-          assertThat(e.getMessage()).contains("is not {\"kid\": KEY ID, \"ed25519\": base64 of 64 bytes}");
+          assertThat(e.getMessage()).contains("is not {\"kid\": KEY ID, \"seq\": N, \"notAfter\": UNIX SECONDS,"
+              + " \"ed25519\": base64 of 64 bytes}");
         });
+  }
+
+  @Test
+  void whatTheSignatureSaysIsReturnedAndItsExpiryIsCheckedWhenAsked() {
+    RecordSignature.Signed s = RecordSignature.verify(TRUSTED, KEY_PATH, LEASE, SIGNED);
+    assertThat(s).isEqualTo(new RecordSignature.Signed(KEY.keyId(), SEQ, NOT_AFTER));
+
+    assertThatCode(() -> RecordSignature.verify(TRUSTED, KEY_PATH, LEASE, SIGNED, NOT_AFTER.minusMillis(1)))
+        .doesNotThrowAnyException();
+    for (Instant late : List.of(NOT_AFTER, NOT_AFTER.plusSeconds(1))) {
+      assertThatThrownBy(() -> RecordSignature.verify(TRUSTED, KEY_PATH, LEASE, SIGNED, late))
+          .as("at %s", late).isInstanceOfSatisfying(UnverifiedRecordException.class, e -> {
+            assertThat(e.reason()).isEqualTo(Reason.EXPIRED);
+            assertThat(e.getMessage()).contains("its signature expired at 2026-12-05T12:00:00Z");
+          });
+    }
+  }
+
+  @Test
+  void aRecordWithOnlyMuster01sSignatureIsRefusedAsOldFormat() {
+    ObjectNode value = tree(SIGNED);
+    value.set("sig", value.remove("sig2"));
+    assertThatThrownBy(() -> RecordSignature.verify(TRUSTED, KEY_PATH, LEASE, bytes(value)))
+        .isInstanceOfSatisfying(UnverifiedRecordException.class, e -> {
+          assertThat(e.reason()).isEqualTo(Reason.OLD_FORMAT);
+          assertThat(e.getMessage()).endsWith("upgrade its provider");
+        });
+  }
+
+  /** During an upgrade a provider signs both ways: a 0.1 consumer's check (re-done here) passes, and so does ours. */
+  @Test
+  void signedForBothVersionsEachVerifiesItsOwnWay() throws Exception {
+    byte[] both = RecordSignature.sign(KEY, KEY_PATH, LEASE, SEQ, NOT_AFTER, withUnknownMember(), true);
+    assertThat(RecordSignature.verify(TRUSTED, KEY_PATH, LEASE, both).seq()).isEqualTo(SEQ);
+
+    ObjectNode asOld = tree(both);
+    JsonNode v1 = asOld.remove("sig");
+    assertThat(v1.get("kid").asText()).isEqualTo(KEY.keyId());
+    StringBuilder message = new StringBuilder("muster-record-sig-v1\n" + KEY_PATH + "\n" + LEASE + "\n");
+    CanonicalJson.write(asOld, message); // 0.1's message: the value as it stands, sig2 and all
+    java.security.Signature ed = java.security.Signature.getInstance("Ed25519");
+    ed.initVerify(KEY.trustedKey().publicKey());
+    ed.update(message.toString().getBytes(UTF_8));
+    assertThat(ed.verify(java.util.Base64.getDecoder().decode(v1.get("ed25519").asText()))).isTrue();
   }
 
   @Test
   void twoTrustedKeysAtOnceVerifyRecordsSignedByEither() {
     List<TrustedKey> rotating = List.of(KEY.trustedKey(), OTHER.trustedKey());
-    byte[] byOld = InstanceCodec.encodeSigned(INSTANCE, KEY_PATH, LEASE, KEY);
-    byte[] byNew = InstanceCodec.encodeSigned(INSTANCE, KEY_PATH, LEASE, OTHER);
+    byte[] byOld = InstanceCodec.encodeSigned(INSTANCE, KEY_PATH, LEASE, SEQ, NOT_AFTER, KEY, false);
+    byte[] byNew = InstanceCodec.encodeSigned(INSTANCE, KEY_PATH, LEASE, SEQ, NOT_AFTER, OTHER, false);
 
     assertThatCode(() -> RecordSignature.verify(rotating, KEY_PATH, LEASE, byOld)).doesNotThrowAnyException();
     assertThatCode(() -> RecordSignature.verify(rotating, KEY_PATH, LEASE, byNew)).doesNotThrowAnyException();
@@ -212,7 +272,7 @@ class RecordSignatureTest {
 
   @Test
   void signingAgainReplacesTheSignatureForTheNewLease() {
-    byte[] resigned = RecordSignature.sign(KEY, KEY_PATH, LEASE + 1, SIGNED);
+    byte[] resigned = RecordSignature.sign(KEY, KEY_PATH, LEASE + 1, SEQ, NOT_AFTER, SIGNED);
 
     assertThatCode(() -> RecordSignature.verify(TRUSTED, KEY_PATH, LEASE + 1, resigned)).doesNotThrowAnyException();
     assertThatThrownBy(() -> RecordSignature.verify(TRUSTED, KEY_PATH, LEASE, resigned))
@@ -220,7 +280,7 @@ class RecordSignatureTest {
     Iterator<String> names = tree(resigned).fieldNames();
     int sigs = 0;
     while (names.hasNext()) {
-      sigs += names.next().equals("sig") ? 1 : 0;
+      sigs += names.next().startsWith("sig") ? 1 : 0;
     }
     assertThat(sigs).isEqualTo(1);
   }
@@ -231,7 +291,7 @@ class RecordSignatureTest {
     Instance big = INSTANCE.meta("pad", "x".repeat(InstanceCodec.MAX_VALUE_BYTES - unsigned - 40));
     assertThat(InstanceCodec.encode(big).length).isLessThanOrEqualTo(InstanceCodec.MAX_VALUE_BYTES);
 
-    assertThatThrownBy(() -> InstanceCodec.encodeSigned(big, KEY_PATH, LEASE, KEY))
+    assertThatThrownBy(() -> InstanceCodec.encodeSigned(big, KEY_PATH, LEASE, SEQ, NOT_AFTER, KEY, false))
         .isInstanceOfSatisfying(InvalidInputException.class, e -> {
           assertThat(e.field()).isEqualTo("value");
           assertThat(e.getMessage()).contains("over the 16384-byte limit");
@@ -240,7 +300,7 @@ class RecordSignatureTest {
 
   @Test
   void aValueThatIsNotAJsonObjectCannotBeSignedAndDoesNotVerify() {
-    assertThatThrownBy(() -> RecordSignature.sign(KEY, KEY_PATH, LEASE, "[1]".getBytes(UTF_8)))
+    assertThatThrownBy(() -> RecordSignature.sign(KEY, KEY_PATH, LEASE, SEQ, NOT_AFTER, "[1]".getBytes(UTF_8)))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> RecordSignature.verify(TRUSTED, KEY_PATH, LEASE, "not json".getBytes(UTF_8)))
         .isInstanceOfSatisfying(UnverifiedRecordException.class,

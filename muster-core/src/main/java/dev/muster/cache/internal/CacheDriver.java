@@ -255,6 +255,11 @@ public final class CacheDriver {
   private boolean savePending;
   private Runnable cancelSave = () -> { };
   private Runnable cancelHoldRelease = () -> { };
+  private Runnable cancelExpiry = () -> { };
+  /** The Unix second the expiry timer is armed for; Long.MAX_VALUE: not armed. */
+  private long expiryArmedFor = Long.MAX_VALUE;
+  /** Whether signatures' expiry is enforced (from a grace after the cache became fresh; never while stale). */
+  private boolean expiryOn;
   private Runnable pendingRetry;
   private long retryAtNanos;
   private boolean lastProbeOk;
@@ -376,6 +381,7 @@ public final class CacheDriver {
     cancelHoldRelease.run();
     cancelSave.run();
     cancelAudit.run();
+    cancelExpiry.run();
     if (everPublished && config.snapshotFile() != null) {
       store.save(published);
     }
@@ -395,6 +401,11 @@ public final class CacheDriver {
       Duration staleFor = Duration.ofNanos(nanoTime.getAsLong() - staleSinceNanos);
       stale = false;
       publisher.recovered(published, staleFor);
+    }
+    if (!expiryOn) { // fresh: expiry is enforced from a grace on, for providers to sign their records again
+      expiryOn = true;
+      applier.enforceExpiryFrom(clock.instant().plus(config.expiryGrace()).getEpochSecond());
+      armExpiry();
     }
   }
 
@@ -503,6 +514,7 @@ public final class CacheDriver {
           log.info("etcd unreachable at start; serving the saved snapshot at revision {} ({} instances)",
               set.revision(), set.size());
           stale = true; // flagged before the set is visible, so no reader sees the disk set as fresh
+          expiryOff();
           staleSince = clock.instant();
           staleSinceNanos = nanoTime.getAsLong();
           offer(set, EndpointDelta.between(EndpointDelta.Kind.SNAPSHOT, EndpointSet.EMPTY, set));
@@ -565,6 +577,7 @@ public final class CacheDriver {
     cancelProbe.run();
     cancelStallCheck.run();
     cancelHoldRelease.run();
+    expiryOff();
     if (!stale) { // no onStale: the failure is the one report, and it says more
       staleSince = clock.instant();
       staleSinceNanos = nanoTime.getAsLong();
@@ -590,6 +603,7 @@ public final class CacheDriver {
   }
 
   private void markStale(String reason) {
+    expiryOff();
     if (!stale) {
       stale = true;
       staleSince = clock.instant();
@@ -915,6 +929,40 @@ public final class CacheDriver {
     everPublished = true;
     publisher.publish(set, delta);
     scheduleSave();
+    armExpiry();
+  }
+
+  // ---- signatures' expiry (docs/design-security2.md, item 1) ---------------------------------------
+
+  /** Stale: a consumer that cannot hear etcd does not expire records (their providers may not reach it either). */
+  private void expiryOff() {
+    expiryOn = false;
+    applier.enforceExpiryFrom(Long.MAX_VALUE);
+    armExpiry();
+  }
+
+  /** (Re)arms the one expiry timer for the applier's next expiry, if it moved. */
+  private void armExpiry() {
+    long at = applier.nextExpiry().orElse(Long.MAX_VALUE);
+    if (at == expiryArmedFor || state == State.CLOSED) {
+      return;
+    }
+    cancelExpiry.run();
+    cancelExpiry = NOTHING;
+    expiryArmedFor = at;
+    if (at != Long.MAX_VALUE) {
+      long delayMillis = Math.max(0, at * 1000 - clock.millis());
+      cancelExpiry = timer.schedule(this::expire, Duration.ofMillis(delayMillis));
+    }
+  }
+
+  private void expire() {
+    expiryArmedFor = Long.MAX_VALUE;
+    if (state == State.CLOSED) {
+      return;
+    }
+    applier.expire(clock.instant()).ifPresent(p -> offer(p.set(), p.delta()));
+    armExpiry(); // when nothing was published (or the guard holds it back), offer did not
   }
 
   private void releaseHold() {

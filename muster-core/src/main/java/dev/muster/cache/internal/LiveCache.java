@@ -126,7 +126,7 @@ public final class LiveCache implements EndpointCache {
     this.listeners = new CacheNotifier(notifyExecutor, config.service());
     SnapshotStore store = config.snapshotFile() == null ? SnapshotStore.NONE
         : new FileSnapshotStore(config.snapshotFile());
-    this.applier = new RevisionApplier(layout, prefix, config.trustedKeys());
+    this.applier = new RevisionApplier(layout, prefix, config.trustedKeys(), clock);
     OnLoop onLoop = new OnLoop();
     this.driver = new CacheDriver(config, rule, applier, Objects.requireNonNull(io.create(prefix, onLoop), "io"),
         onLoop, clock, System::nanoTime, new Backoff(config.backoffBase(), config.backoffCap(),

@@ -7,9 +7,10 @@ import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
 import dev.muster.registry.InstanceKey;
 import dev.muster.registry.RegistryLayout;
-import dev.muster.sign.RecordSignature;
+import dev.muster.internal.Json;
 import dev.muster.sign.TrustedKeys;
-import dev.muster.sign.UnverifiedRecordException;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.RandomAccess;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -41,9 +43,10 @@ import org.slf4j.LoggerFactory;
  *   <li>A value that does not decode is not a reason to stop: its key is excluded from the set, counted in
  *       {@link #malformedCount()} and logged once per key and revision. A value that stops decoding removes its
  *       instance.
- *   <li>With trusted keys, a value that decodes but does not verify ({@link RecordSignature#verify}: unsigned,
- *       an untrusted key, or a signature that does not match its key, lease and value) is handled the same way,
- *       counted in {@link #unverifiedCount()} instead. Decoding comes first, so a record is counted once.
+ *   <li>With trusted keys, a value that decodes but is not accepted ({@link SignedRecords#accept}: it does not
+ *       verify, it is older than one accepted for its key, or its signature expired) is handled the same way,
+ *       counted in {@link #unverifiedCount()} instead; so is a held record whose signature expires ({@link
+ *       #expire}). Decoding comes first, so a record is counted once.
  * </ul>
  *
  * <p>Cost: {@link #apply} works and allocates in O(changed × log n) for n instances. The set is a persistent
@@ -69,17 +72,10 @@ public final class RevisionApplier {
   private final Function<String, InstanceKey> keys;
   private final RegistryLayout layout;
   private final String prefix;
-  private final TrustedKeys trust;
+  /** Signatures, sequences and expiries of the records served; empty unless keys are trusted. */
+  private final SignedRecords signed;
   private EndpointSet current = EndpointSet.EMPTY;
   private long malformed;
-  private long unverified;
-  /**
-   * The records that verified, by key. A check costs a millisecond or more (JDK 17's Ed25519 is plain Java) and
-   * depends only on the trusted keys, the key, the lease and the value, so a resync that ranges the same records
-   * again checks only those that changed. Empty unless keys are trusted.
-   */
-  private Map<String, CacheRecord> verified = Collections.emptyMap(); // a HashMap once something verified
-  private long signatureChecks;
   /**
    * The keys under the prefix that etcd holds and the set does not (a value that does not decode or verify, a key
    * that names no instance), with their mod revisions: what the audit needs besides the set. Usually empty.
@@ -91,15 +87,23 @@ public final class RevisionApplier {
 
   /** An applier for the keys under {@code prefix} (a service or version prefix of {@code layout}). */
   public RevisionApplier(RegistryLayout layout, String prefix) {
-    this(layout, prefix, TrustedKeys.NONE);
+    this(layout, prefix, TrustedKeys.NONE, Clock.systemUTC());
   }
 
-  /** As {@link #RevisionApplier(RegistryLayout, String)}, serving only records that verify against {@code trust}. */
-  public RevisionApplier(RegistryLayout layout, String prefix, TrustedKeys trust) {
+  /**
+   * As {@link #RevisionApplier(RegistryLayout, String)}, serving only records that verify against {@code trust}, in
+   * order and (once {@link #enforceExpiryFrom enforced}) unexpired by {@code clock}.
+   */
+  public RevisionApplier(RegistryLayout layout, String prefix, TrustedKeys trust, Clock clock) {
     this.layout = Objects.requireNonNull(layout, "layout");
     this.keys = layout.keyParser();
     this.prefix = Objects.requireNonNull(prefix, "prefix");
-    this.trust = Objects.requireNonNull(trust, "trust");
+    this.signed = new SignedRecords(trust, clock);
+  }
+
+  /** As {@link #RevisionApplier(RegistryLayout, String, TrustedKeys, Clock)} on the system clock. */
+  public RevisionApplier(RegistryLayout layout, String prefix, TrustedKeys trust) {
+    this(layout, prefix, trust, Clock.systemUTC());
   }
 
   public EndpointSet current() {
@@ -116,14 +120,56 @@ public final class RevisionApplier {
     return malformed;
   }
 
-  /** Values that decoded but were excluded because they did not verify, since this applier was made. */
+  /**
+   * Values that decoded but were excluded because they did not verify, were older than a value already accepted for
+   * their key (replayed), or whose signature expired, since this applier was made.
+   */
   public long unverifiedCount() {
-    return unverified;
+    return signed.rejected();
   }
 
   /** Signatures checked since this applier was made (a record unchanged since it verified is not checked again). */
   public long signatureChecks() {
-    return signatureChecks;
+    return signed.checks();
+  }
+
+  /**
+   * Enforces signatures' expiry from {@code epochSecond} (Unix time) on; {@link Long#MAX_VALUE}: not at all (the cache
+   * is stale). See docs/design-security2.md: the driver sets it to a grace after the cache last became fresh.
+   */
+  public void enforceExpiryFrom(long epochSecond) {
+    signed.enforceExpiryFrom(epochSecond);
+  }
+
+  /** When the next held record's signature expires (Unix seconds, counting the enforcement's start); empty if none. */
+  public OptionalLong nextExpiry() {
+    return signed.nextExpiry();
+  }
+
+  /**
+   * Removes the held records whose signature has expired at {@code now} (none while expiry is not enforced):
+   * the publication (kind UPDATE, the revision unchanged), or empty when none expired.
+   */
+  public Optional<Publication> expire(Instant now) {
+    List<String> gone = signed.expire(now);
+    if (gone.isEmpty()) {
+      return Optional.empty();
+    }
+    EndpointSet next = current;
+    List<Instance> removed = new ArrayList<>();
+    excluded = excluded instanceof HashMap ? excluded : new HashMap<>(excluded);
+    for (String key : gone) {
+      InstanceKey k = keys.apply(key); // it decoded once: it parses
+      next.get(k).ifPresent(removed::add);
+      excluded.put(key, next.modRevision(k));
+      next = next.minus(k);
+    }
+    if (removed.isEmpty()) {
+      return Optional.empty();
+    }
+    current = next.atRevision(current.revision());
+    return Optional.of(new Publication(current,
+        new EndpointDelta(EndpointDelta.Kind.UPDATE, List.of(), removed, List.of())));
   }
 
   /** Replaces the whole set with a snapshot taken at {@code revision}: never merges with the current set. */
@@ -146,7 +192,7 @@ public final class RevisionApplier {
   public final class Snapshot {
     private final List<Instance> instances = new ArrayList<>();
     private long[] modRevisions = new long[16]; // of instances, index for index
-    private final Map<String, CacheRecord> stillVerified = new HashMap<>(); // installed with the set, never half-built
+    private final Map<String, SignedRecords.Accepted> stillVerified = new HashMap<>(); // installed with the set
     private final Map<String, Long> stillExcluded = new HashMap<>(); // likewise
     private long revision;
     private int records;
@@ -197,7 +243,7 @@ public final class RevisionApplier {
       EndpointSet before = current;
       current = EndpointSet.of(revision, instances, Arrays.copyOf(modRevisions, instances.size()));
       // Empty (the usual case: unsigned records that all decode) as the shared empty map, not 48 B a cache each.
-      verified = stillVerified.isEmpty() ? Collections.emptyMap() : stillVerified;
+      signed.install(stillVerified);
       excluded = stillExcluded.isEmpty() ? Collections.emptyMap() : stillExcluded;
       return new Publication(current, EndpointDelta.between(kind, before, current));
     }
@@ -297,14 +343,11 @@ public final class RevisionApplier {
    * (its instance leaves the set); else the instance, sharing {@code previous}'s unchanged parts (may be null).
    */
   private Instance instanceAfter(InstanceKey key, CacheRecord r, long revision, Instance previous) {
-    verified.remove(r.key()); // a watched put is always checked: the memo spares a resync's unchanged records
+    signed.forget(r.key()); // a watched put is always checked: the memo spares a resync's unchanged records
     if (r.kind() == CacheRecord.Kind.DELETE) {
       return null;
     }
-    if (!trust.isEmpty() && !(verified instanceof HashMap)) {
-      verified = new HashMap<>();
-    }
-    return decode(key, r, revision, verified, previous);
+    return decode(key, r, revision, signed.isEmpty() ? null : signed.verified(), previous);
   }
 
   /** Keeps {@link #excluded} in step with one applied record: {@code now} is what it left in the set (or null). */
@@ -432,11 +475,11 @@ public final class RevisionApplier {
   }
 
   /**
-   * The instance of {@code r}, or null if it does not decode or (with trusted keys) does not verify; a record that
-   * verified is added to {@code verifiedOut}.
+   * The instance of {@code r}, or null if it does not decode or (with trusted keys) is not accepted (see {@link
+   * SignedRecords#accept}); a record accepted is added to {@code verifiedOut}.
    */
-  private Instance decode(InstanceKey key, CacheRecord r, long revision, Map<String, CacheRecord> verifiedOut,
-      Instance previous) {
+  private Instance decode(InstanceKey key, CacheRecord r, long revision,
+      Map<String, SignedRecords.Accepted> verifiedOut, Instance previous) {
     Instance instance;
     try {
       instance = InstanceCodec.decode(key, r.value(), previous);
@@ -444,28 +487,11 @@ public final class RevisionApplier {
       countMalformed(r.key(), revision, e.getMessage());
       return null;
     }
-    return trust.isEmpty() || verifies(key, r, revision, verifiedOut) ? instance : null;
-  }
-
-  /** Whether {@code r} is signed by a key trusted for its service, for its key and lease; counted and logged if not. */
-  private boolean verifies(InstanceKey key, CacheRecord r, long revision, Map<String, CacheRecord> verifiedOut) {
-    CacheRecord seen = verified.get(r.key());
-    if (seen == null || seen.lease() != r.lease() || !Arrays.equals(seen.value(), r.value())) {
-      signatureChecks++;
-      try {
-        RecordSignature.verify(trust.forService(key.namespace(), key.service()), r.key(), r.lease(), r.value());
-      } catch (UnverifiedRecordException e) {
-        unverified++;
-        log.warn("excluded {} at revision {}: {}", r.key(), revision, e.getMessage());
-        return false;
-      }
-    }
-    verifiedOut.put(r.key(), r);
-    return true;
+    return signed.isEmpty() || signed.accept(key, r, revision, verifiedOut) ? instance : null;
   }
 
   private void countMalformed(String key, long revision, String why) {
     malformed++;
-    log.warn("excluded {} at revision {}: {}", key, revision, why);
+    log.warn("excluded {} at revision {}: {}", Json.show(key), revision, why); // quoted: a key may hold a line feed
   }
 }

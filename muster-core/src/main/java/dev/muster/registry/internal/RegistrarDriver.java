@@ -239,6 +239,7 @@ public final class RegistrarDriver {
    * interval after it, not after the put.
    */
   private long grantedAtNanos;
+  private long valuePutAtNanos; // the last put of the value (signed then: its notAfter counts from about here)
   /** The lease of the current (re-)registration attempt, kept across its retries until one succeeds; 0: none. */
   private long attemptLease;
   private boolean failedBeforeClose;
@@ -451,6 +452,7 @@ public final class RegistrarDriver {
       return putUnderAttemptLease(false);
     }
     if (result.created() || result.holderLease() == attemptLease) { // or an earlier try's put applied, its answer lost
+      valuePutAtNanos = nanoTime.getAsLong();
       return new PutResult(true, result.revision(), attemptLease);
     }
     Duration remaining = remainingOrZero(result.holderLease());
@@ -543,6 +545,7 @@ public final class RegistrarDriver {
         state = RegistrationState.ACTIVE;
         emit(Type.RECONNECTED, lease, 0, "the same lease continues (ttl " + ttl + "s)", Duration.ofSeconds(ttl));
       }
+      signAgainIfDue();
       schedule(this::keepalive, config.keepaliveInterval());
     } catch (IoException e) {
       if (e.failure() == Failure.LEASE_NOT_FOUND) {
@@ -648,6 +651,7 @@ public final class RegistrarDriver {
     }
     try {
       long revision = io.put(next, leaseId);
+      valuePutAtNanos = nanoTime.getAsLong();
       emit(Type.UPDATED, leaseId, revision, "");
       result.complete(next);
     } catch (IoException e) {
@@ -694,6 +698,7 @@ public final class RegistrarDriver {
       Instance draining = instance.state(InstanceState.DRAINING);
       try {
         revision = io.put(draining, leaseId);
+        valuePutAtNanos = nanoTime.getAsLong();
         instance = draining;
       } catch (RuntimeException e) { // etcd unreachable, or the JVM shutting down: revoke regardless
         detail += "; could not publish DRAINING: " + e.getMessage();
@@ -726,11 +731,32 @@ public final class RegistrarDriver {
       return;
     }
     try {
-      io.keepAlive(leaseId);
+      if (io.keepAlive(leaseId) > 0) {
+        signAgainIfDue();
+      }
     } catch (IoException e) {
       log.debug("keepalive while draining {} failed: {}", key, e.getMessage());
     }
     schedule(this::keepaliveWhileDraining, config.keepaliveInterval());
+  }
+
+  /**
+   * With a signing key, puts the current value again (the I/O signs it with the next sequence and a new notAfter)
+   * once half of {@link RegistrarConfig#signatureValidity()} has passed since the last put, so consumers never see
+   * a live registration's signature expire. Called after a keepalive etcd answered; a put that fails is tried again
+   * at the next keepalive (half the validity is left to do it). Not an update: no event, the state is unchanged.
+   */
+  private void signAgainIfDue() {
+    if (config.signingKey() == null
+        || nanoTime.getAsLong() - valuePutAtNanos < config.signatureValidity().toNanos() / 2) {
+      return;
+    }
+    try {
+      io.put(instance, leaseId);
+      valuePutAtNanos = nanoTime.getAsLong();
+    } catch (IoException e) {
+      log.debug("could not sign {} again (tried again at the next keepalive): {}", key, e.getMessage());
+    }
   }
 
   /**

@@ -17,6 +17,7 @@ import dev.muster.registry.internal.RegistrarDriver.PutResult;
 import io.etcd.jetcd.Client;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -43,6 +44,8 @@ public final class EtcdRegistrarIo implements RegistrarDriver.Io, SharedLeases.K
   private final String key;
   private final String servicePrefix;
   private final RegistrarConfig config;
+  /** Signatures' time: their sequence and notAfter. */
+  private final Clock clock;
   /** The client of the last call: the one a failure report is about. */
   private Client used;
   /** When that call started ({@link System#nanoTime()}): any success on {@code used} after it outvotes it. */
@@ -53,9 +56,12 @@ public final class EtcdRegistrarIo implements RegistrarDriver.Io, SharedLeases.K
   private String lastFailure = "";
   /** A first registration's lease was asked for: once its put ends, the pool grants the next one ahead. */
   private boolean refillAfterPut;
+  /** The sequence of the last value signed (see {@link #value}). */
+  private long lastSeq;
 
   private EtcdRegistrarIo(EtcdConnection connection, LeasePool leasesAhead, String key, String servicePrefix,
-      RegistrarConfig config) {
+      RegistrarConfig config, Clock clock) {
+    this.clock = clock;
     this.connection = connection;
     this.leasesAhead = leasesAhead;
     this.key = key;
@@ -76,7 +82,7 @@ public final class EtcdRegistrarIo implements RegistrarDriver.Io, SharedLeases.K
     RegistryLayout layout = connection.config().layout();
     String key = layout.instanceKey(instance);
     EtcdRegistrarIo own = new EtcdRegistrarIo(connection, leasesAhead, key,
-        layout.servicePrefix(instance.namespace(), instance.service()), config);
+        layout.servicePrefix(instance.namespace(), instance.service()), config, clock);
     RegistrarDriver.Io io = config.sharedLease()
         ? leasesAhead.shared().io(key, config.keepaliveInterval(), own, own) : own;
     return LiveRegistration.register(key, connection.config().endpoints().toString(), instance, config, controls, io,
@@ -223,10 +229,20 @@ public final class EtcdRegistrarIo implements RegistrarDriver.Io, SharedLeases.K
     }
   }
 
-  /** Signed here, at each put, because only now is the lease known (a re-registration puts under a new one). */
+  /**
+   * Signed here, at each put, because only now is the lease known (a re-registration puts under a new one). The
+   * sequence is the wall clock in microseconds, or one more than the last when the clock has not moved past it: it
+   * only grows within this process, and across a restart unless the clock went back further than the time between
+   * the last put before it and the first after. Called on the registration's loop only.
+   */
   private byte[] value(Instance instance, long lease) {
-    return config.signingKey() == null ? InstanceCodec.encode(instance)
-        : InstanceCodec.encodeSigned(instance, key, lease, config.signingKey());
+    if (config.signingKey() == null) {
+      return InstanceCodec.encode(instance);
+    }
+    Instant now = clock.instant();
+    lastSeq = Math.max(lastSeq + 1, now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000);
+    return InstanceCodec.encodeSigned(instance, key, lease, lastSeq, now.plus(config.signatureValidity()),
+        config.signingKey(), config.signV1Too());
   }
 
   private IoException mapped(EtcdCallException e) {
