@@ -23,7 +23,7 @@ final class DriverHarness {
   final FakeTimer timer = new FakeTimer();
   final ScriptedIo io = new ScriptedIo(journal);
   final RecordingPublisher publisher = new RecordingPublisher(journal);
-  final RevisionApplier applier = new RevisionApplier(LAYOUT, PREFIX);
+  final RevisionApplier applier;
   final CacheConfig config;
   /** Draws the same numbers as the driver's backoff, as long as the test mirrors every draw the driver makes. */
   final Random twinRandom = new Random(SEED);
@@ -40,6 +40,7 @@ final class DriverHarness {
 
   DriverHarness(CacheConfig config, CacheDriver.ResumeRule rule, SnapshotStore store) {
     this.config = config;
+    this.applier = new RevisionApplier(LAYOUT, PREFIX, config.trustedKeys(), timer.clock());
     Backoff backoff = new Backoff(config.backoffBase(), config.backoffCap(), new Random(SEED));
     this.twin = new Backoff(config.backoffBase(), config.backoffCap(), twinRandom);
     this.driver = new CacheDriver(config, rule, applier, io, timer, timer.clock(), timer::nanoTime, backoff, publisher,
