@@ -62,4 +62,20 @@ class RegistrarConfigTest {
         .shutdownHook(false).build();
     assertThat(c.toBuilder().build()).isEqualTo(c);
   }
+
+  @Test
+  void theSignaturesValidityIsTenMinutesOrFourTtlsAndAShorterOneIsRefused() {
+    assertThat(RegistrarConfig.defaults().signatureValidity()).isEqualTo(Duration.ofMinutes(10));
+    assertThat(RegistrarConfig.builder().ttl(s(300)).build().signatureValidity()).isEqualTo(Duration.ofMinutes(20));
+    assertThat(RegistrarConfig.defaults().toBuilder().ttl(s(300)).build().signatureValidity())
+        .as("derived, so it follows the TTL").isEqualTo(Duration.ofMinutes(20));
+    RegistrarConfig set = RegistrarConfig.builder().signatureValidity(Duration.ofMinutes(3)).signV1Too(true).build();
+    assertThat(set.toBuilder().build()).isEqualTo(set);
+
+    assertThatThrownBy(() -> RegistrarConfig.builder().signatureValidity(s(59)).build())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("signatureValidity").hasMessageContaining("at least 1 min");
+    assertThatThrownBy(() -> RegistrarConfig.builder().ttl(s(30)).signatureValidity(s(100)).build())
+        .isInstanceOf(InvalidInputException.class).hasMessageContaining("4 × the TTL (120s)");
+  }
 }

@@ -856,6 +856,53 @@ class RegistrarDriverTest {
    * {@code drain()} then {@code close()}: the graceful stop with the application's work between the two. The drain
    * is a timer on the fake clock, checked to end exactly when due; the close after it revokes at once.
    */
+  /** Issue 35: with a signing key, a live registration's value is put again (signed afresh) before it expires. */
+  @Nested
+  class SigningAgain {
+    /** TTL 3 s, keepalive 1 s, signatures good for 60 s: signed again at the first keepalive 30 s after a put. */
+    private final RegistrarConfig signing = CONFIG.toBuilder().signingKey(dev.muster.sign.SigningKey.generate())
+        .signatureValidity(Duration.ofSeconds(60)).build();
+
+    @Test
+    void theValueIsPutAgainAtTheFirstKeepaliveHalfTheValidityAfterTheLastPut() {
+      use(signing, RegistrarControls.PRODUCTION);
+      register();
+      loop.advance(Duration.ofMillis(29_500));
+      assertThat(etcd.journal).filteredOn(c -> c.contains(" put ")).as("not yet").isEmpty();
+
+      loop.advance(Duration.ofMillis(1000)); // the keepalive at 30 s
+      assertThat(etcd.journal).filteredOn(c -> c.contains(" put ")).containsExactly("30000ms put 1 UP");
+      assertThat(types()).as("not an update: no event").containsExactly(REGISTERED);
+
+      loop.advance(Duration.ofSeconds(29));
+      assertThat(etcd.journal).filteredOn(c -> c.contains(" put ")).hasSize(1);
+      loop.advance(Duration.ofSeconds(1));
+      assertThat(etcd.journal).filteredOn(c -> c.contains(" put ")).hasSize(2);
+    }
+
+    @Test
+    void anUpdateCountsAsASignatureAndADrainedRegistrationIsSignedAgainToo() {
+      use(signing, RegistrarControls.PRODUCTION);
+      register();
+      loop.advance(Duration.ofSeconds(20));
+      driver.update(i -> i.weight(50), new CompletableFuture<>());
+      loop.advance(Duration.ofSeconds(20)); // 40 s: 20 s since the update's put
+      assertThat(etcd.journal).filteredOn(c -> c.contains(" put ")).containsExactly("20000ms put 1 UP");
+
+      driver.drain();
+      loop.advance(Duration.ofSeconds(31)); // DRAINED, the lease kept alive: DRAINING is signed again
+      assertThat(etcd.journal).filteredOn(c -> c.contains(" put ")).last().asString().endsWith("put 1 DRAINING");
+      assertThat(etcd.journal).filteredOn(c -> c.contains(" put ")).hasSize(3);
+    }
+
+    @Test
+    void withoutASigningKeyNothingIsPutAgain() {
+      register();
+      loop.advance(Duration.ofMinutes(30));
+      assertThat(etcd.journal).filteredOn(c -> c.contains(" put ")).isEmpty();
+    }
+  }
+
   @Nested
   class DrainThenClose {
     @Test
