@@ -49,6 +49,16 @@ final class InstanceOptions {
       description = "Exit 1 after N consecutive failed calls to etcd; 0 retries forever (default ${DEFAULT-VALUE}).")
   int maxFailures;
 
+  @Option(names = "--signature-validity", paramLabel = "DURATION", converter = DurationConverter.class,
+      description = "With --sign-key: how long each signed record may be served; the provider signs it again when half"
+          + " has passed, so a record whose lease someone else keeps alive stops being served this long after the"
+          + " provider died. Whole seconds, at least 1m and 4 x TTL (default the larger of 10m and 4 x TTL).")
+  Duration signatureValidity;
+
+  @Option(names = "--sign-v1-too", description = "With --sign-key: also write Muster 0.1's signature, for consumers"
+      + " not yet upgraded (it carries no sequence and no expiry: turn it off once they are).")
+  boolean signV1Too;
+
   static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(10);
 
   @Option(names = "--start-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
@@ -56,7 +66,10 @@ final class InstanceOptions {
           + " else 10s).")
   Duration startTimeout;
 
-  /** A registrar configuration with these options' TTL, keepalive, failure limit and start timeout. */
+  /**
+   * A registrar configuration with these options' TTL, keepalive, failure limit, start timeout and signature
+   * validity (the command sets the signing key).
+   */
   RegistrarConfig.Builder registrar() {
     return registrar(System::getenv);
   }
@@ -65,7 +78,7 @@ final class InstanceOptions {
   RegistrarConfig.Builder registrar(UnaryOperator<String> env) {
     Duration start = EtcdOptions.duration(startTimeout, "MUSTER_START_TIMEOUT", env, DEFAULT_START_TIMEOUT);
     return RegistrarConfig.builder().ttl(ttl).keepaliveInterval(keepalive).maxFailures(maxFailures)
-        .startTimeout(start);
+        .startTimeout(start).signatureValidity(signatureValidity).signV1Too(signV1Too);
   }
 
   /** {@code instance} in {@code namespace} with these options' version, zone, region, weight, tags, metadata. */

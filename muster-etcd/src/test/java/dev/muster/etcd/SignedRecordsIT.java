@@ -98,8 +98,8 @@ class SignedRecordsIT {
     Instance evil = Instance.of(service, "10.6.6.6", 6666);
     forge("unsigned", InstanceCodec.encode(evil.id("unsigned")), lease);
     ObjectNode claimsTheKey = (ObjectNode) JSON.readTree(InstanceCodec.encodeSigned(evil.id("claims-the-key"),
-        keyOf("claims-the-key"), lease, SigningKey.generate()));
-    ((ObjectNode) claimsTheKey.get("sig")).put("kid", provider.keyId());
+        keyOf("claims-the-key"), lease, 1, java.time.Instant.now().plusSeconds(600), SigningKey.generate(), false));
+    ((ObjectNode) claimsTheKey.get(RecordSignature.MEMBER)).put("kid", provider.keyId());
     forge("claims-the-key", JSON.writeValueAsBytes(claimsTheKey), lease);
     byte[] goodValue = forger.get(keyOf("good")).orElseThrow().getValue().getBytes();
     long last = forge("replayed", goodValue, lease); // the provider's own signed value, copied
@@ -111,6 +111,34 @@ class SignedRecordsIT {
     assertThat(trusting.unverifiedCount()).isEqualTo(3);
     assertThat(trusting.malformedCount()).isZero();
     assertThat(trusting.current().instances().get(0).address()).isEqualTo("10.0.0.7");
+  }
+
+  /**
+   * Issue 35: the provider's own signed UP, put back over its signed DRAINING on the same lease by another writer,
+   * verifies as a signature; the trusting cache refuses it as older than what it accepted and keeps the instance out,
+   * where a cache that does not check routes to the draining instance again.
+   */
+  @Test
+  void anOlderSignedValuePutBackOverDrainingIsRefusedAsReplayed() throws Exception {
+    Registration r = registerSigned("good", provider, FAST.toBuilder().drain(Duration.ofSeconds(10)).build());
+    EndpointCache trusting = trusting(provider.trustedKey());
+    EndpointCache plain = notChecking();
+    await().atMost(WITHIN).until(() -> ids(trusting).equals(Set.of("good")));
+    KeyValue up = forger.get(keyOf("good")).orElseThrow();
+
+    r.drain();
+    await().atMost(WITHIN).until(() -> trusting.current().instances().stream()
+        .anyMatch(i -> i.state() == InstanceState.DRAINING));
+    long rev = forge("good", up.getValue().getBytes(), up.getLease()); // the old UP, back on the same lease
+
+    await().atMost(WITHIN).until(() -> trusting.revision() >= rev && plain.revision() >= rev);
+    assertThat(plain.current().instances()).singleElement().extracting(Instance::state)
+        .isEqualTo(InstanceState.UP);
+    assertThat(ids(trusting)).as("refused, and the key's state unknown: not routable").isEmpty();
+    assertThat(trusting.unverifiedCount()).isEqualTo(1);
+    assertThatCode(() -> RecordSignature.verify(List.of(provider.trustedKey()), keyOf("good"), up.getLease(),
+        up.getValue().getBytes())).as("the signature itself is good").doesNotThrowAnyException();
+    r.closeAsync();
   }
 
   @Test

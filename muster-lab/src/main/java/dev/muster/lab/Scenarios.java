@@ -4,6 +4,7 @@ import dev.muster.lab.scenarios.AliveNotServing;
 import dev.muster.lab.scenarios.DrainBeforeRevokeInFlight;
 import dev.muster.lab.scenarios.EtcdRestartRecovery;
 import dev.muster.lab.scenarios.ForgedRegistration;
+import dev.muster.lab.scenarios.ReplayedSignedRecord;
 import dev.muster.lab.scenarios.GracefulStopRevokesLease;
 import dev.muster.lab.scenarios.GrpcGracefulDrain;
 import dev.muster.lab.scenarios.GrpcKill9StaleWindow;
@@ -54,6 +55,7 @@ public final class Scenarios {
         new ReconnectStorm(),
         new TlsAuthRoundTrip(),
         new ForgedRegistration(), // issue 13: signed records
+        new ReplayedSignedRecord(), // issue 35: ... that cannot be replayed or kept alive
         new GrpcKill9StaleWindow(), // through muster-grpc
         new GrpcSigstopStaleWindow(),
         new GrpcGracefulDrain(),

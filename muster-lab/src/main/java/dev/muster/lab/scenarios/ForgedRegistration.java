@@ -12,6 +12,7 @@ import dev.muster.lab.ScenarioResult;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
 import dev.muster.registry.RegistryLayout;
+import dev.muster.sign.RecordSignature;
 import dev.muster.sign.SigningKey;
 import dev.muster.sign.TrustedKey;
 import dev.muster.testing.ChildProcess;
@@ -120,7 +121,7 @@ public final class ForgedRegistration implements Scenario {
   }
 
   /** {@code muster keygen --out DIR/NAME}, as a user would make the key pair; returns {@code DIR/NAME}. */
-  private static String keygen(LabContext ctx, String name) {
+  static String keygen(LabContext ctx, String name) {
     String key = ctx.dir().resolve(name).toString();
     ChildProcess keygen = ctx.start("keygen", "keygen", "--out", key);
     if (keygen.exitCode(Duration.ofSeconds(60)) != 0) {
@@ -139,8 +140,8 @@ public final class ForgedRegistration implements Scenario {
     String claims = layout.instanceKey(evil.id("forged-claims-p1"));
     ObjectMapper json = new ObjectMapper();
     ObjectNode value = (ObjectNode) json.readTree(InstanceCodec.encodeSigned(evil.id("forged-claims-p1"), claims,
-        lease, SigningKey.generate()));
-    ((ObjectNode) value.get("sig")).put("kid", p1KeyId);
+        lease, 1, java.time.Instant.now().plusSeconds(600), SigningKey.generate(), false));
+    ((ObjectNode) value.get(RecordSignature.MEMBER)).put("kid", p1KeyId);
     put(client, claims, json.writeValueAsBytes(value), lease);
     String p1 = layout.instanceKey(evil.id("p1"));
     byte[] p1Value = client.getKVClient().get(bytes(p1)).get(10, TimeUnit.SECONDS).getKvs().stream().findFirst()
@@ -148,7 +149,7 @@ public final class ForgedRegistration implements Scenario {
     return put(client, layout.instanceKey(evil.id("replayed")), p1Value, lease);
   }
 
-  private static long put(Client client, String key, byte[] value, long lease) throws Exception {
+  static long put(Client client, String key, byte[] value, long lease) throws Exception {
     return client.getKVClient().put(bytes(key), ByteSequence.from(value),
         PutOption.builder().withLeaseId(lease).build()).get(10, TimeUnit.SECONDS).getHeader().getRevision();
   }
@@ -158,7 +159,7 @@ public final class ForgedRegistration implements Scenario {
   }
 
   /** The consumer's last line with a set (its {@code --json} cache lines carry the unverified count). */
-  private static JsonNode lastSetLine(ChildProcess consumer) {
+  static JsonNode lastSetLine(ChildProcess consumer) {
     List<JsonNode> lines = consumer.json().lines().stream().filter(l -> l.has("instances")).toList();
     return lines.isEmpty() ? new ObjectMapper().createObjectNode() : lines.get(lines.size() - 1);
   }
