@@ -1,19 +1,13 @@
 package dev.muster.console;
 
-import dev.muster.console.internal.ConsoleCounters;
 import dev.muster.console.internal.ConsoleRuntime;
 import dev.muster.etcd.EtcdMaintenance;
 import dev.muster.etcd.EtcdRegistry;
 import dev.muster.metrics.MusterMeters;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Clock;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 
 /**
@@ -73,26 +67,11 @@ public final class ConsoleServer implements AutoCloseable {
    * {@code muster.console.streams} (event streams open), {@code muster.console.services} (services watched) and
    * {@code muster.console.records.rejected} (records the watched services' caches excluded: forged, unsigned or
    * malformed). Pull-based: serving counts as it did before; closing the binding removes the meters. Needs
-   * micrometer-core, an optional dependency of this module.
+   * micrometer-core, an optional dependency: the console itself runs without it ({@link ConsoleMeters} holds every
+   * use).
    */
   public MusterMeters.Binding bindMeters(MeterRegistry registry) {
-    Objects.requireNonNull(registry, "registry");
-    ConsoleRuntime r = runtime;
-    List<Meter> meters = new ArrayList<>();
-    for (String status : ConsoleCounters.STATUSES) {
-      meters.add(FunctionCounter.builder("muster.console.answers", r, x -> x.counters().answers(status))
-          .tag("status", status).description("HTTP answers by status").register(registry));
-    }
-    meters.add(FunctionCounter.builder("muster.console.drains", r, x -> x.counters().drains())
-        .description("instances drained from the console").register(registry));
-    meters.add(Gauge.builder("muster.console.streams", r, ConsoleRuntime::streams)
-        .description("event streams open").strongReference(true).register(registry));
-    meters.add(Gauge.builder("muster.console.services", r, ConsoleRuntime::services)
-        .description("services watched").strongReference(true).register(registry));
-    meters.add(Gauge.builder("muster.console.records.rejected", r, ConsoleRuntime::rejectedRecords)
-        .description("records the watched services' caches excluded (unverified or malformed)")
-        .strongReference(true).register(registry));
-    return MusterMeters.of(registry, meters);
+    return ConsoleMeters.bind(Objects.requireNonNull(registry, "registry"), runtime);
   }
 
   @Override

@@ -8,9 +8,6 @@ import dev.muster.dns.internal.ZoneFeeds;
 import dev.muster.etcd.EtcdRegistry;
 import dev.muster.etcd.ServiceDirectory;
 import dev.muster.metrics.MusterMeters;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -43,7 +40,6 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xbill.DNS.Name;
@@ -229,32 +225,18 @@ public final class DnsGateway implements AutoCloseable {
    * other) and {@code result} (answered, nodata, nxdomain, refused, servfail, formerr, notimp), the counters {@code
    * muster.dns.dropped}, {@code muster.dns.rate.limited}, {@code muster.dns.truncated}, {@code
    * muster.dns.tcp.refused}, and {@code muster.dns.records.rejected}: records the services' caches excluded (forged,
-   * unsigned or malformed), over every service served. Pull-based: a query counts as it did before.
+   * unsigned or malformed), over every service served. Pull-based: a query counts as it did before. Needs
+   * micrometer-core, an optional dependency: the gateway itself runs without it ({@link DnsMeters} holds every use).
    */
   public MusterMeters.Binding bindMeters(MeterRegistry registry) {
-    List<Meter> meters = new ArrayList<>();
-    for (String type : DnsCounters.TYPES) {
-      for (String result : DnsCounters.RESULTS) {
-        meters.add(FunctionCounter.builder("muster.dns.queries", counters, c -> c.replies(type, result))
-            .tags("type", type, "result", result).description("replies by question type and result")
-            .register(registry));
-      }
-    }
-    meters.add(counter(registry, "muster.dns.dropped", counters.dropped, "queries dropped (bad, or a response)"));
-    meters.add(counter(registry, "muster.dns.rate.limited", counters.rateLimited, "queries over the rate limit"));
-    meters.add(counter(registry, "muster.dns.truncated", counters.truncated, "UDP replies sent truncated (TC)"));
-    meters.add(counter(registry, "muster.dns.tcp.refused", counters.tcpRefused, "TCP connections refused (full)"));
-    meters.add(Gauge.builder("muster.dns.records.rejected", this, g -> {
-      ServiceDirectory d = g.directory;
-      return d == null ? 0 : d.caches().values().stream()
-          .mapToLong(c -> c.unverifiedCount() + c.malformedCount()).sum();
-    }).description("records the served services' caches excluded (unverified or malformed)").strongReference(true)
-        .register(registry));
-    return MusterMeters.of(registry, meters);
+    return DnsMeters.bind(registry, counters, this::rejectedRecords);
   }
 
-  private static Meter counter(MeterRegistry registry, String name, LongAdder adder, String description) {
-    return FunctionCounter.builder(name, adder, LongAdder::sum).description(description).register(registry);
+  /** Records the served services' caches excluded (unverified or malformed), over every service. */
+  long rejectedRecords() {
+    ServiceDirectory d = directory;
+    return d == null ? 0 : d.caches().values().stream().mapToLong(c -> c.unverifiedCount() + c.malformedCount())
+        .sum();
   }
 
   public Stats stats() {
