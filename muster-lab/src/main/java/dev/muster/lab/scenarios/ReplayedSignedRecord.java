@@ -64,7 +64,7 @@ public final class ReplayedSignedRecord implements Scenario {
     String endpoints = ctx.etcd(1).endpointsString();
     String key = ForgedRegistration.keygen(ctx, "fleet");
     Fleet f = Fleet.providers(ctx, "hello", endpoints, 2, "--sign-key", key + ".key", "--signature-validity",
-        dev.muster.lab.LabParams.format(VALIDITY), "--drain", "120s");
+        VALIDITY.toSeconds() + "s", "--drain", "120s");
     ChildProcess t = ctx.consumer("consumer-t", f.service, endpoints, false, "--trust-key", key + ".pub");
     ChildProcess n = ctx.consumer("consumer-n", f.service, endpoints, false);
     f.awaitWarm(ctx, t, n);
