@@ -61,6 +61,11 @@ final class Providers implements AutoCloseable {
     this.dir = dir;
     this.keyFile = dir.resolve("fleet.key");
     write(keyFile, key.toPem());
+    try {
+      Files.setPosixFilePermissions(keyFile, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   /** The fleet's signing key: what the consumers trust. */

@@ -1,7 +1,11 @@
 package dev.muster.sign;
 
 import dev.muster.InvalidInputException;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.KeyPair;
@@ -14,7 +18,9 @@ import java.security.interfaces.EdECPrivateKey;
 import java.security.spec.NamedParameterSpec;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * A provider's private Ed25519 key, with the key id of its public half ({@link TrustedKey#keyId()}), for signing
@@ -48,13 +54,34 @@ public final class SigningKey {
   }
 
   /**
-   * Reads a PKCS#8 PEM private key file.
+   * Reads a PKCS#8 PEM private key file, which only its owner may read (as ssh refuses a private key others can
+   * read): on a file system with POSIX permissions, a file that its group or others may read or write is refused.
    *
-   * @throws InvalidInputException (field {@code signingKey}) naming the file: missing, unreadable, not PEM, a
-   *     public key, encrypted, or not Ed25519
+   * @throws InvalidInputException (field {@code signingKey}) naming the file: missing, unreadable, readable by
+   *     others, not PEM, a public key, encrypted, or not Ed25519
    */
   public static SigningKey read(Path file) {
-    return parse(file == null ? null : file.toString(), Pem.read(FIELD, file));
+    SigningKey key = parse(file == null ? null : file.toString(), Pem.read(FIELD, file));
+    requireOwnerOnly(file); // after the content's checks: a public key given here is told so first
+    return key;
+  }
+
+  private static void requireOwnerOnly(Path file) {
+    Set<PosixFilePermission> perms;
+    try {
+      perms = Files.getPosixFilePermissions(file);
+    } catch (UnsupportedOperationException | IOException e) {
+      return; // no POSIX permissions here, or no such file: Pem.read says which
+    }
+    Set<PosixFilePermission> others = EnumSet.copyOf(perms);
+    others.removeAll(EnumSet.of(PosixFilePermission.OWNER_READ,
+        PosixFilePermission.OWNER_WRITE,
+        PosixFilePermission.OWNER_EXECUTE));
+    if (!others.isEmpty()) {
+      throw new InvalidInputException(FIELD, file.toString(), "the private key is open to others ("
+          + PosixFilePermissions.toString(perms) + "): make it the owner's alone with"
+          + " chmod 600 " + file);
+    }
   }
 
   /** As {@link #read(Path)}, from PEM text (say, from a secret store). */

@@ -7,6 +7,7 @@ import dev.muster.InvalidInputException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.util.stream.Stream;
@@ -55,6 +56,7 @@ class KeysTest {
   void aGeneratedKeyRoundTripsThroughItsPemFiles() throws Exception {
     SigningKey key = SigningKey.generate();
     Files.writeString(dir.resolve("k.key"), key.toPem());
+    Files.setPosixFilePermissions(dir.resolve("k.key"), PosixFilePermissions.fromString("rw-------"));
     Files.writeString(dir.resolve("k.pub"), key.trustedKey().toPem());
 
     SigningKey read = SigningKey.read(dir.resolve("k.key"));
@@ -95,6 +97,19 @@ class KeysTest {
       Path missing = dir.resolve("nope.key");
       assertRefused(() -> SigningKey.read(missing), "signingKey", missing, "no such file");
       assertRefused(() -> TrustedKey.read(missing), "trustedKey", missing, "no such file");
+    }
+
+    /** Issue 35: as ssh does, a private key that its group or others may read is refused, naming the fix. */
+    @Test
+    void aPrivateKeyOthersMayRead() throws Exception {
+      Path key = write("open.key", SigningKey.generate().toPem());
+      for (String perms : new String[] {"rw-r--r--", "rw-r-----", "rw----r--", "rw--w----"}) {
+        Files.setPosixFilePermissions(key, PosixFilePermissions.fromString(perms));
+        assertRefused(() -> SigningKey.read(key), "signingKey", key, "the private key is open to others (" + perms
+            + "): make it the owner's alone with chmod 600 " + key);
+      }
+      Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("r--------"));
+      assertThat(SigningKey.read(key).keyId()).matches("[0-9a-f]{16}");
     }
 
     @Test

@@ -8,6 +8,8 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -343,10 +345,9 @@ public final class EtcdCluster implements AutoCloseable, BeforeAllCallback, Afte
   private void enableAuth() {
     Path file = rootPasswordFile();
     try {
-      if (!Files.exists(file)) {
-        Files.writeString(file, UUID.randomUUID() + "\n");
-        file.toFile().setReadable(false, false);
-        file.toFile().setReadable(true, true);
+      if (!Files.exists(file)) { // created owner-only: never readable by others, not even between write and chmod
+        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.writeString(file, UUID.randomUUID() + "\n", StandardOpenOption.WRITE);
       }
       String password = rootPassword();
       for (EtcdMember m : members) {
