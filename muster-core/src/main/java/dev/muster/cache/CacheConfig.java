@@ -35,8 +35,8 @@ import java.util.concurrent.ExecutorService;
  * @param massRemovalHold how long to hold before publishing the removal anyway (default 30 s)
  * @param trustedKeys serve only records signed by a key trusted for this namespace and service, for their key and
  *     lease; exclude the others and count them in {@link EndpointCache#unverifiedCount()} (default
- *     {@link TrustedKeys#NONE}: records are not verified; null means the same). A disk snapshot holds only records
- *     that verified, but is not signed itself: protect the file as the keys are
+ *     {@link TrustedKeys#NONE}: records are not verified; null means the same). The disk snapshot keeps each record
+ *     as etcd held it, signature included, and a cache checks them again when it loads them
  * @param expiryGrace with trusted keys, how long after the cache last became fresh (its first set, or recovered)
  *     a record whose signature's {@code notAfter} has passed is still served, for its provider to sign it again
  *     (each does at its first keepalive after reaching etcd); expiry is never enforced while the cache is stale

@@ -383,7 +383,7 @@ public final class CacheDriver {
     cancelAudit.run();
     cancelExpiry.run();
     if (everPublished && config.snapshotFile() != null) {
-      store.save(published);
+      store.save(new SnapshotStore.Stored(published.revision(), SavedSets.records(applier, published)));
     }
   }
 
@@ -509,7 +509,7 @@ public final class CacheDriver {
         io.connectionFailed(failure);
       }
       if (!everPublished) {
-        store.load().ifPresent(set -> {
+        store.load().map(stored -> SavedSets.check(applier, stored)).ifPresent(set -> {
           snapshotLoads++; // the loop is the only writer
           log.info("etcd unreachable at start; serving the saved snapshot at revision {} ({} instances)",
               set.revision(), set.size());
@@ -988,7 +988,7 @@ public final class CacheDriver {
     cancelSave = timer.schedule(() -> {
       savePending = false;
       if (state != State.CLOSED) {
-        store.save(published);
+        store.save(new SnapshotStore.Stored(published.revision(), SavedSets.records(applier, published)));
       }
     }, config.snapshotDebounce());
   }

@@ -110,6 +110,18 @@ public final class RevisionApplier {
     return current;
   }
 
+  RegistryLayout layout() {
+    return layout;
+  }
+
+  String prefix() {
+    return prefix;
+  }
+
+  SignedRecords signed() {
+    return signed;
+  }
+
   /** The checkpoint: the last revision applied whole (or the snapshot's revision). */
   public long revision() {
     return current.revision();

@@ -67,6 +67,20 @@ final class SignedRecords {
     return trust.isEmpty();
   }
 
+  TrustedKeys trust() {
+    return trust;
+  }
+
+  Clock clock() {
+    return clock;
+  }
+
+  /** The record as etcd held it that was accepted for {@code key} and is held now, or null. */
+  CacheRecord heldRecord(String key) {
+    Accepted a = verified.get(key);
+    return a == null ? null : a.record();
+  }
+
   /** Records refused since this was made: unverified, replayed or expired. */
   long rejected() {
     return rejected;

@@ -3,6 +3,7 @@ package dev.muster.cache.internal;
 import static dev.muster.cache.Endpoints.delete;
 import static dev.muster.cache.Endpoints.ids;
 import static dev.muster.cache.Endpoints.instance;
+import static dev.muster.cache.Endpoints.key;
 import static dev.muster.cache.Endpoints.put;
 import static dev.muster.cache.internal.CacheDriver.StreamError.COMPACTED;
 import static dev.muster.cache.internal.CacheDriver.StreamError.OTHER;
@@ -870,7 +871,8 @@ class CacheDriverTest {
 
       h.driver.onEvents(h.stream(), header(12), List.of(put("d", 12)));
       h.driver.close();
-      assertThat(empty.saved).hasSize(2).last().satisfies(s -> assertThat(ids(s)).containsExactly("a", "b", "c", "d"));
+      assertThat(empty.saved).hasSize(2).last().satisfies(s -> assertThat(s.records()).extracting(CacheRecord::key)
+          .containsExactly(key("a"), key("b"), key("c"), key("d")));
     }
   }
 
@@ -1072,20 +1074,23 @@ class CacheDriverTest {
 
   /** A {@link SnapshotStore} in memory: loads what it was given, keeps what it is asked to save. */
   static final class MemoryStore implements SnapshotStore {
-    final List<EndpointSet> saved = new ArrayList<>();
-    private final EndpointSet initial;
+    final List<Stored> saved = new ArrayList<>();
+    private final Stored initial;
 
+    /** Holds {@code initial}'s instances as unsigned records (null: nothing). */
     MemoryStore(EndpointSet initial) {
-      this.initial = initial;
+      this.initial = initial == null ? null : new Stored(initial.revision(), initial.instances().stream()
+          .map(i -> CacheRecord.put(dev.muster.cache.Endpoints.LAYOUT.instanceKey(i),
+              dev.muster.registry.InstanceCodec.encode(i), initial.revision(), 0)).toList());
     }
 
     @Override
-    public Optional<EndpointSet> load() {
+    public Optional<Stored> load() {
       return saved.isEmpty() ? Optional.ofNullable(initial) : Optional.of(saved.get(saved.size() - 1));
     }
 
     @Override
-    public void save(EndpointSet set) {
+    public void save(Stored set) {
       saved.add(set);
     }
   }
