@@ -240,6 +240,7 @@ public final class RegistrarDriver {
    */
   private long grantedAtNanos;
   private long valuePutAtNanos; // the last put of the value (signed then: its notAfter counts from about here)
+  private long idTakenSinceNanos; // since when a re-registration has found its id held by another lease; 0: not
   /** The lease of the current (re-)registration attempt, kept across its retries until one succeeds; 0: none. */
   private long attemptLease;
   private boolean failedBeforeClose;
@@ -586,10 +587,11 @@ public final class RegistrarDriver {
       failures = 0;
       state = RegistrationState.ACTIVE;
       reregistrations++;
+      idTakenSinceNanos = 0;
       emit(Type.REREGISTERED, leaseId, result.revision(), "", config.ttl());
       schedule(this::keepalive, firstKeepaliveDelay());
     } catch (DuplicateInstanceException e) {
-      fail(e.getMessage());
+      idTaken(e);
     } catch (IoException e) {
       if (e.failure().refusal()) {
         revokeAttemptLease();
@@ -598,6 +600,29 @@ public final class RegistrarDriver {
         onUnreachable(e, this::reregister);
       }
     }
+  }
+
+  /**
+   * After a lost lease our id is held by another lease: another provider took it, or it is this provider's own earlier
+   * key, kept by a lease etcd has not expired yet (a blip where the keepalive's answer was lost). Either may end by
+   * itself, so the re-registration is retried, each time once the holder's lease could have expired, until it has
+   * been held for twice the TTL and 5 s more; then FAILED (issue 35: it was FAILED at once).
+   */
+  private void idTaken(DuplicateInstanceException e) {
+    long now = nanoTime.getAsLong();
+    long giveUpAfter = config.ttl().multipliedBy(2).plusSeconds(5).toNanos();
+    if (idTakenSinceNanos == 0) {
+      idTakenSinceNanos = now;
+      log.warn("re-registering {}: {}; retrying for {} s in case it ends", key, e.getMessage(),
+          giveUpAfter / 1_000_000_000L);
+    }
+    long left = giveUpAfter - (now - idTakenSinceNanos);
+    if (left <= 0) {
+      fail(e.getMessage() + " (still held after " + giveUpAfter / 1_000_000_000L + " s of retries)");
+      return;
+    }
+    long holderLeft = e.holderTtl().isNegative() ? 0 : e.holderTtl().toNanos();
+    schedule(this::reregister, Duration.ofNanos(Math.min(left, holderLeft + Duration.ofMillis(100).toNanos())));
   }
 
   private void onUnreachable(IoException e, Runnable retry) {

@@ -499,16 +499,44 @@ class RegistrarDriverTest {
       assertThat(driver.state()).isEqualTo(RegistrationState.ACTIVE);
     }
 
+    /** Issue 35: the holder may be this provider's own earlier key on a lease etcd has not expired yet. */
     @Test
-    void whenTheReregistrationFindsTheIdTakenItFails() {
+    void whenTheReregistrationFindsTheIdTakenItRetriesAndRegistersOnceTheHolderIsGone() {
+      register();
+      etcd.expire(1);
+      long other = etcd.takenBySomeoneElse(); // 7 s left on its lease, which nobody renews
+      loop.advance(ms(1000));
+      assertThat(driver.state()).isEqualTo(RegistrationState.LEASE_LOST);
+      loop.advance(Duration.ofSeconds(3));
+      etcd.expire(other);
+
+      loop.advance(Duration.ofSeconds(5)); // the retry comes once the holder's 7 s could have passed
+
+      assertThat(driver.state()).isEqualTo(RegistrationState.ACTIVE);
+      assertThat(types()).containsExactly(REGISTERED, LEASE_LOST, REREGISTERED);
+      assertThat(etcd.leases).doesNotContainKey(other);
+    }
+
+    @Test
+    void whenTheIdStaysTakenTheReregistrationFailsAfterTwiceTheTtlAndFiveSeconds() {
       register();
       etcd.expire(1);
       long other = etcd.takenBySomeoneElse();
-      advanceExactly(ms(1000));
+      loop.advance(ms(1000)); // the keepalive finds the lease gone; the re-registration finds the id taken
+      for (int s = 0; s < 10; s++) { // its holder keeps it: 10 s, under 2 x 3 s + 5 s
+        etcd.keepAlive(other);
+        loop.advance(Duration.ofSeconds(1));
+      }
+      assertThat(driver.state()).isEqualTo(RegistrationState.LEASE_LOST);
+
+      for (int s = 0; s < 3; s++) {
+        etcd.keepAlive(other);
+        loop.advance(Duration.ofSeconds(1));
+      }
 
       assertThat(driver.state()).isEqualTo(RegistrationState.FAILED);
       assertThat(types()).containsExactly(REGISTERED, LEASE_LOST, FAILED);
-      assertThat(last(FAILED).detail()).contains(Long.toHexString(other));
+      assertThat(last(FAILED).detail()).contains(Long.toHexString(other)).contains("still held after 11 s of retries");
       assertThat(etcd.leases).containsOnlyKeys(other);
     }
 
