@@ -55,6 +55,10 @@ public final class Chaos {
       out.printf("muster chaos: etcd %s%s%n", versionOf(target), config.upgradeFrom() == null ? ""
           : ", the cluster started on " + versionOf(config.upgradeFrom()) + " (the first rolling-upgrade step moves"
               + " it)");
+      if (config.signingKey() != null) {
+        out.printf("muster chaos: every record signed by key %s; every cache trusts only it%n",
+            config.signingKey().keyId());
+      }
       List<ScheduleRun.Result> failures = runAll(oracle, faults, urls, start);
       List<String> minimized = new ArrayList<>();
       for (ScheduleRun.Result f : failures) {

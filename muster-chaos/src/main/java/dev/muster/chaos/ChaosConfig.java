@@ -24,9 +24,12 @@ import java.util.Objects;
  *     divergences, which shows it can
  * @param upgradeFrom an older etcd binary (3.4.23) the cluster starts on, so that the first rolling-upgrade step
  *     moves its members to the run's etcd; null: the cluster runs the run's etcd from the start
+ * @param signingKey sign every record the run writes (registrations and raw writes) with this key, and have every
+ *     cache trust only it ({@code --sign}); null: records unsigned, caches check nothing
  */
 public record ChaosConfig(int schedules, long seed, List<Long> seeds, int steps, int members, int parallel,
-    Duration bound, Path out, boolean minimize, boolean negativeControl, Path upgradeFrom) {
+    Duration bound, Path out, boolean minimize, boolean negativeControl, Path upgradeFrom,
+    dev.muster.sign.SigningKey signingKey) {
 
   public ChaosConfig {
     Objects.requireNonNull(seeds, "seeds");
@@ -55,10 +58,10 @@ public record ChaosConfig(int schedules, long seed, List<Long> seeds, int steps,
     }
   }
 
-  /** As above, the cluster on the run's etcd from the start. */
+  /** As above, the cluster on the run's etcd from the start, records unsigned. */
   public ChaosConfig(int schedules, long seed, List<Long> seeds, int steps, int members, int parallel,
       Duration bound, Path out, boolean minimize, boolean negativeControl) {
-    this(schedules, seed, seeds, steps, members, parallel, bound, out, minimize, negativeControl, null);
+    this(schedules, seed, seeds, steps, members, parallel, bound, out, minimize, negativeControl, null, null);
   }
 
   /** The number of schedules this configuration runs. */

@@ -101,7 +101,8 @@ final class ScheduleRegistrations {
   private RegistrarConfig registrarConfig(int n, Duration drain) {
     return RegistrarConfig.builder().ttl(Duration.ofSeconds(2)).keepaliveInterval(Duration.ofMillis(500))
         .requestTimeout(Duration.ofMillis(500)).retryBase(Duration.ofMillis(50)).drain(drain)
-        .startTimeout(config.bound()).shutdownHook(false).sharedLease(n % 2 == 1).build();
+        .startTimeout(config.bound()).shutdownHook(false).sharedLease(n % 2 == 1).signingKey(config.signingKey())
+        .build();
   }
 
   String register(int n, int variant) {

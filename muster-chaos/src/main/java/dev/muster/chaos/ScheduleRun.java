@@ -8,6 +8,8 @@ import dev.muster.etcd.internal.NegativeControls;
 import dev.muster.registry.Instance;
 import dev.muster.registry.InstanceCodec;
 import dev.muster.registry.RegistryLayout;
+import dev.muster.sign.SigningKey;
+import dev.muster.sign.TrustedKeys;
 import dev.muster.testing.FaultProxy;
 import java.net.URI;
 import java.time.Duration;
@@ -16,6 +18,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -53,6 +56,8 @@ final class ScheduleRun {
   private final List<QuietPoint.Watched> watched = new ArrayList<>();
   private final ScheduleRegistrations registrations;
   private final List<String> outcomes = new ArrayList<>();
+  /** Raw writes' signature sequence (with {@code --sign}): from the clock in microseconds, one more each time. */
+  private final AtomicLong sequence = new AtomicLong(System.currentTimeMillis() * 1_000);
   private EtcdRegistry registry;
   private PublicationChecker checker;
 
@@ -125,7 +130,9 @@ final class ScheduleRun {
         .backoff(Duration.ofMillis(50), Duration.ofSeconds(1)).probe(Duration.ofMillis(100), Duration.ofMillis(200))
         .requestTimeout(Duration.ofSeconds(3))
         // the shortest audit interval, so a schedule of a few seconds audits (the negative control never does)
-        .auditInterval(Duration.ofSeconds(1));
+        .auditInterval(Duration.ofSeconds(1))
+        .trustedKeys(config.signingKey() == null ? TrustedKeys.NONE
+            : TrustedKeys.builder().namespace(namespace, config.signingKey().trustedKey()).build());
   }
 
   private void watch(String name, String watchedPrefix, CacheConfig cacheConfig) {
@@ -252,7 +259,7 @@ final class ScheduleRun {
         default -> {
           Map<String, byte[]> txn = new LinkedHashMap<>();
           txn.put(d, null);
-          txn.put(next, InstanceCodec.encode(plain((s.target() + 1) % Step.KEYS, 7)));
+          txn.put(next, value(next, 0, plain((s.target() + 1) % Step.KEYS, 7)));
           yield oracle.txn(txn);
         }
       };
@@ -292,15 +299,26 @@ final class ScheduleRun {
         .id("k" + n).weight(weight).registeredAt(REGISTERED_AT);
   }
 
+  /**
+   * What a raw write puts under {@code key} on {@code lease}: the instance's value, signed by the run's key when the
+   * run signs ({@code --sign}: the caches trust it), with a sequence that only grows, as a registrar's does.
+   */
+  private byte[] value(String key, long lease, Instance instance) {
+    SigningKey by = config.signingKey();
+    return by == null ? InstanceCodec.encode(instance) : InstanceCodec.encodeSigned(instance, key, lease,
+        sequence.incrementAndGet(), Instant.now().plus(Duration.ofMinutes(10)), by, false);
+  }
+
   private long write(Step.Write w) {
     String key = key(w.key());
-    return w.delete() ? oracle.delete(key) : oracle.put(key, InstanceCodec.encode(plain(w.key(), w.weight())));
+    return w.delete() ? oracle.delete(key) : oracle.put(key, value(key, 0, plain(w.key(), w.weight())));
   }
 
   private long txn(List<Step.Write> writes) {
     Map<String, byte[]> changes = new LinkedHashMap<>();
     for (Step.Write w : writes) {
-      changes.put(key(w.key()), w.delete() ? null : InstanceCodec.encode(plain(w.key(), w.weight())));
+      String key = key(w.key());
+      changes.put(key, w.delete() ? null : value(key, 0, plain(w.key(), w.weight())));
     }
     return oracle.txn(changes);
   }
@@ -312,7 +330,8 @@ final class ScheduleRun {
       int n = (s.target() + i) % Step.LEASE_KEYS;
       Instance inst = Instance.of(SERVICE, "10.2." + n + ".1", 8500 + n).namespace(namespace).version("v1")
           .id("l" + n).weight(s.writes().get(i).weight()).registeredAt(REGISTERED_AT);
-      oracle.put(layout.instanceKey(inst), InstanceCodec.encode(inst), lease);
+      String key = layout.instanceKey(inst);
+      oracle.put(key, value(key, lease, inst), lease);
     }
     tally.add("leases left to expire");
     return "lease " + Long.toHexString(lease);

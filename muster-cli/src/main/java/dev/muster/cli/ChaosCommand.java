@@ -3,6 +3,7 @@ package dev.muster.cli;
 import dev.muster.chaos.Chaos;
 import dev.muster.chaos.ChaosConfig;
 import dev.muster.chaos.SeedsFile;
+import dev.muster.sign.SigningKey;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -79,6 +80,11 @@ final class ChaosCommand implements Callable<Integer> {
       description = "Caches resume \"from now\" (the lab's negative control): the checker must find divergences.")
   boolean negativeControl;
 
+  @Option(names = "--sign", description = "Sign every record the run writes (registrations and raw writes) with a"
+      + " key made for the run, and have every cache trust only it: the checker then also proves that signed records"
+      + " verify, keep their order and never go missing through the faults.")
+  boolean sign;
+
   @Override
   public Integer call() {
     long first = seed != null ? seed : new SecureRandom().nextLong();
@@ -90,7 +96,7 @@ final class ChaosCommand implements Callable<Integer> {
     }
     ChaosConfig config = new ChaosConfig(schedules, first, seeds, steps, members, side, bound, out,
         !noMinimize, negativeControl, upgradeFrom == null ? null
-            : EtcdBinaryOptions.checked(upgradeFrom, "--upgrade-from"));
+            : EtcdBinaryOptions.checked(upgradeFrom, "--upgrade-from"), sign ? SigningKey.generate() : null);
     CacheWarnings.keepIn(out.resolve("caches.log"));
     Chaos.Outcome outcome = new Chaos(config, new PrintStream(System.out, true)).run();
     return outcome.passed() ? 0 : Errors.FAILURE;
