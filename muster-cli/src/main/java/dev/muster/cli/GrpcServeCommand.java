@@ -128,6 +128,8 @@ final class GrpcServeCommand implements Callable<Integer> {
     handlers.addService(Echo.service(instance.id()));
 
     CompletableFuture<RegistrationEvent> failed = new CompletableFuture<>();
+    // Before the registration starts: a script may signal as soon as it reads "registered" (ReadySignals says why).
+    ReadySignals signals = startNotReady ? ReadySignals.install(out) : null;
     EtcdRegistry registry;
     MusterGrpcServer grpc;
     try {
@@ -165,8 +167,8 @@ final class GrpcServeCommand implements Callable<Integer> {
     serving.put("port", started.port());
     serving.put("health", "SERVING");
     JsonLines.print(out, serving);
-    if (startNotReady) {
-      ReadySignals.install(started.registration(), out);
+    if (signals != null) {
+      signals.registered(started.registration());
     }
     if (healthFaultFile != null) {
       HealthFault.start(healthFaultFile, health, started);

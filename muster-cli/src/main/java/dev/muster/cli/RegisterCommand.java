@@ -129,6 +129,8 @@ final class RegisterCommand implements Callable<Integer> {
         .withKeepaliveObserver(logKeepalives ? (id, lease, ttl, answeredIn) -> keepaliveAnsweredIn.set(answeredIn)
             : RegistrarControls.KeepaliveObserver.NONE);
     PrintWriter out = spec.commandLine().getOut();
+    // Before the registration starts: its "registered" line comes before register() returns (ReadySignals says why).
+    ReadySignals signals = startNotReady || readyUrl != null ? ReadySignals.install(out) : null;
     CompletableFuture<RegistrationEvent> ended = new CompletableFuture<>();
     EtcdRegistry registry = EtcdRegistry.connect(common.etcdConfig());
     Registration registration;
@@ -164,8 +166,8 @@ final class RegisterCommand implements Callable<Integer> {
     if (readyUrl != null) {
       ReadyPoller.start(readyUrl, registration, out);
     }
-    if (startNotReady || readyUrl != null) {
-      ReadySignals.install(registration, out);
+    if (signals != null) {
+      signals.registered(registration);
     }
     RegistrationEvent last = awaitEnd(ended);
     if (registration.state() != RegistrationState.FAILED) {

@@ -151,7 +151,8 @@ class SpringRollingRestartIT {
       replacedAt.put(id, exited);
       ChildProcess fresh = apps.orders(id);
       running.put(id, fresh);
-      await(id + "'s replacement UP").atMost(Duration.ofSeconds(30)).until(() -> apps.registered(id)
+      await(id + "'s replacement UP").atMost(Duration.ofSeconds(30))
+          .ignoreException(dev.muster.RegistryUnavailableException.class).until(() -> apps.registered(id)
           .map(i -> i.state() == InstanceState.UP).orElse(false));
       long up = System.nanoTime();
       await(id + "'s replacement serves").atMost(Duration.ofSeconds(30)).until(() -> load.servedAfter(id, exited));
