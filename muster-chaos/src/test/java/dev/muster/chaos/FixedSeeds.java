@@ -34,7 +34,7 @@ final class FixedSeeds {
   static String run(List<Long> seeds, int members, int parallel, Path upgradeFrom, Path out) throws Exception {
     ByteArrayOutputStream progress = new ByteArrayOutputStream();
     ChaosConfig config = new ChaosConfig(0, 0, seeds, 20, members, parallel, Duration.ofSeconds(60), out, true,
-        false, upgradeFrom);
+        false, upgradeFrom, null);
 
     Chaos.Outcome outcome = new Chaos(config, new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
 
