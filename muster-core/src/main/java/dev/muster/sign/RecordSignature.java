@@ -9,8 +9,6 @@ import dev.muster.internal.Json;
 import dev.muster.sign.UnverifiedRecordException.Reason;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
-import java.security.Signature;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.Collection;
@@ -162,7 +160,7 @@ public final class RecordSignature {
         .orElseThrow(() -> new UnverifiedRecordException(etcdKey, lease, Reason.UNKNOWN_KEY, "signed by key "
             + Json.show(kid) + ", which is not trusted for it (trusted: "
             + String.join(", ", trusted.stream().map(TrustedKey::keyId).toList()) + ")"));
-    if (!verifies(signer, message(etcdKey, lease, seq.longValue(), notAfter.longValue(), root), signature)) {
+    if (!signer.verifies(message(etcdKey, lease, seq.longValue(), notAfter.longValue(), root), signature)) {
       throw new UnverifiedRecordException(etcdKey, lease, Reason.BAD_SIGNATURE, "the signature by key "
           + signer.keyId() + " does not match this key, lease and value (changed, moved or forged)");
     }
@@ -198,16 +196,6 @@ public final class RecordSignature {
     return n != null && n.isIntegralNumber() && n.canConvertToLong() && n.longValue() >= 0;
   }
 
-  private static boolean verifies(TrustedKey key, byte[] message, byte[] signature) {
-    try {
-      Signature s = Signature.getInstance("Ed25519");
-      s.initVerify(key.publicKey());
-      s.update(message);
-      return s.verify(signature);
-    } catch (GeneralSecurityException e) {
-      return false; // a signature the provider cannot even parse does not verify
-    }
-  }
 
   private static Optional<ObjectNode> object(byte[] value) {
     try {

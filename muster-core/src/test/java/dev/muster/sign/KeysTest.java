@@ -69,6 +69,19 @@ class KeysTest {
   }
 
   @Test
+  void aPublicKeyOfSmallOrderIsRefusedBeforeAnythingIsVerifiedWithIt() {
+    // The identity point (y = 1): JDK 17 decodes it as an Ed25519 key, and "signatures" of it are trivial to forge.
+    byte[] spki = java.util.HexFormat.of().parseHex("302a300506032b6570032100" + "01" + "00".repeat(31));
+    String pem = "-----BEGIN PUBLIC KEY-----\n" + java.util.Base64.getEncoder().encodeToString(spki)
+        + "\n-----END PUBLIC KEY-----\n";
+
+    assertThatThrownBy(() -> TrustedKey.parse(pem)).isInstanceOfSatisfying(InvalidInputException.class, e -> {
+      assertThat(e.field()).isEqualTo("trustedKey");
+      assertThat(e.getMessage()).contains("not a point of full order").doesNotContain("\n");
+    });
+  }
+
+  @Test
   void toStringShowsOnlyTheKeyId() {
     SigningKey key = SigningKey.parse(OPENSSL_PRIVATE);
     assertThat(key.toString()).isEqualTo("SigningKey[" + OPENSSL_KEY_ID + "]");

@@ -223,9 +223,17 @@ public final class RevisionApplier {
         throw new IllegalStateException("a page at revision " + revision + " in a snapshot at " + this.revision);
       }
       this.revision = revision;
+      List<InstanceKey> parsed = new ArrayList<>(page.size());
       for (CacheRecord r : page) {
         requireUnderPrefix(r);
-        InstanceKey key = parse(r, revision);
+        parsed.add(parse(r, revision));
+      }
+      if (!signed.isEmpty()) {
+        signed.checkAhead(page, parsed); // the page's signatures side by side; accepting them stays in order
+      }
+      for (int i = 0; i < page.size(); i++) {
+        CacheRecord r = page.get(i);
+        InstanceKey key = parsed.get(i);
         Instance instance = key == null ? null : decode(key, r, revision, stillVerified, null);
         if (instance != null) {
           if (instances.size() == modRevisions.length) {
@@ -237,6 +245,7 @@ public final class RevisionApplier {
           stillExcluded.put(r.key(), r.modRevision());
         }
       }
+      signed.clearAhead();
       records += page.size();
     }
 

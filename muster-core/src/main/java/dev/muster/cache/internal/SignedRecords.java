@@ -2,6 +2,7 @@ package dev.muster.cache.internal;
 
 import dev.muster.registry.InstanceKey;
 import dev.muster.sign.RecordSignature;
+import dev.muster.sign.TrustedKey;
 import dev.muster.sign.TrustedKeys;
 import dev.muster.sign.UnverifiedRecordException;
 import dev.muster.sign.UnverifiedRecordException.Reason;
@@ -10,14 +11,17 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.PriorityQueue;
+import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +43,8 @@ final class SignedRecords {
   static final Duration FORGET_AFTER = Duration.ofHours(1);
   /** {@link #enforceExpiryFrom}'s "not enforced". */
   static final long NEVER = Long.MAX_VALUE;
+  /** The fewest signatures {@link #checkAhead} checks side by side (fewer cost less than the hand-off). */
+  static final int AHEAD_MIN = 32;
 
   /** A record that verified: the record, and what its signature said. */
   record Accepted(CacheRecord record, long seq, long notAfter) {}
@@ -54,6 +60,8 @@ final class SignedRecords {
   private final Map<String, Highest> highest = new HashMap<>();
   private final PriorityQueue<Expiry> expiries =
       new PriorityQueue<>((a, b) -> Long.compare(a.notAfter(), b.notAfter()));
+  /** Outcomes checked ahead ({@link #checkAhead}), by record (identity): a Signed, or the refusal; taken by accept. */
+  private Map<CacheRecord, Object> ahead = Collections.emptyMap();
   private long enforceFrom = NEVER;
   private long rejected;
   private long checks;
@@ -110,6 +118,58 @@ final class SignedRecords {
   }
 
   /**
+   * Checks ahead, side by side on the common fork-join pool and the calling thread, the signatures of the records of
+   * {@code page} ({@code keys}: each one's parsed key, or null) that {@link #accept} would check, so that it then
+   * only looks the outcome up: a cache's first set of 10,000 signed records is checked in a fraction of the time
+   * one thread takes. Fewer than {@value #AHEAD_MIN} are left to {@link #accept}. Only the signature is checked
+   * here (a pure function of the record and the trusted keys); sequences and expiry stay with {@link #accept}, on
+   * the loop. {@link #clearAhead} drops what was not taken.
+   */
+  void checkAhead(List<CacheRecord> page, List<InstanceKey> keys) {
+    int n = page.size();
+    int[] todo = new int[n];
+    int count = 0;
+    for (int i = 0; i < n; i++) {
+      CacheRecord r = page.get(i);
+      if (keys.get(i) != null && r.kind() == CacheRecord.Kind.PUT && !isMemo(r)) {
+        todo[count++] = i;
+      }
+    }
+    if (count < AHEAD_MIN) {
+      return;
+    }
+    Object[] outcome = new Object[count];
+    List<Collection<TrustedKey>> trusted = new ArrayList<>(count); // looked up here: on the loop
+    for (int j = 0; j < count; j++) {
+      InstanceKey key = keys.get(todo[j]);
+      trusted.add(trust.forService(key.namespace(), key.service()));
+    }
+    int total = count;
+    IntStream.range(0, total).parallel().forEach(j -> {
+      CacheRecord r = page.get(todo[j]);
+      try {
+        outcome[j] = RecordSignature.verify(trusted.get(j), r.key(), r.lease(), r.value());
+      } catch (UnverifiedRecordException e) {
+        outcome[j] = e;
+      }
+    });
+    ahead = new IdentityHashMap<>(total);
+    for (int j = 0; j < total; j++) {
+      ahead.put(page.get(todo[j]), outcome[j]);
+    }
+  }
+
+  /** Drops the outcomes {@link #checkAhead} left that {@link #accept} did not take. */
+  void clearAhead() {
+    ahead = Collections.emptyMap();
+  }
+
+  private boolean isMemo(CacheRecord r) {
+    Accepted seen = verified.get(r.key());
+    return seen != null && seen.record().lease() == r.lease() && Arrays.equals(seen.record().value(), r.value());
+  }
+
+  /**
    * Whether {@code r} (decoded as {@code key}) may be served: signed for its key and lease by a key trusted for its
    * service, its sequence not below the highest accepted for the key, and (while expiry is enforced) its notAfter
    * not passed. If so it goes into {@code out}; if not it is counted and logged.
@@ -117,13 +177,16 @@ final class SignedRecords {
   boolean accept(InstanceKey key, CacheRecord r, long revision, Map<String, Accepted> out) {
     Accepted seen = verified.get(r.key());
     Accepted a;
-    if (seen != null && seen.record().lease() == r.lease() && Arrays.equals(seen.record().value(), r.value())) {
+    Object checked = ahead.isEmpty() ? null : ahead.remove(r);
+    if (checked == null && isMemo(r)) {
       a = new Accepted(r, seen.seq(), seen.notAfter()); // the same value: the same signature
     } else {
       checks++;
       try {
-        RecordSignature.Signed s = RecordSignature.verify(trust.forService(key.namespace(), key.service()), r.key(),
-            r.lease(), r.value());
+        RecordSignature.Signed s = checked instanceof RecordSignature.Signed done ? done
+            : checked instanceof UnverifiedRecordException refused ? rethrow(refused)
+            : RecordSignature.verify(trust.forService(key.namespace(), key.service()), r.key(), r.lease(),
+                r.value());
         a = new Accepted(r, s.seq(), s.notAfter().getEpochSecond());
       } catch (UnverifiedRecordException e) {
         return refuse(r.key(), revision, e);
@@ -141,11 +204,19 @@ final class SignedRecords {
           "its signature expired at " + Instant.ofEpochSecond(a.notAfter()) + " (its provider signs again well"
               + " before: a record past it is one nobody renews, or a replay)"));
     }
-    highest.put(r.key(), h == null ? new Highest(a.seq(), a.notAfter())
-        : new Highest(Math.max(h.seq(), a.seq()), Math.max(h.notAfter(), a.notAfter())));
+    if (h == null || a.seq() > h.seq() || a.notAfter() > h.notAfter()) {
+      highest.put(r.key(), h == null ? new Highest(a.seq(), a.notAfter())
+          : new Highest(Math.max(h.seq(), a.seq()), Math.max(h.notAfter(), a.notAfter())));
+    }
     out.put(r.key(), a);
-    expiries.add(new Expiry(a.notAfter(), r.key()));
+    if (seen == null || seen.notAfter() != a.notAfter()) { // else its expiry is queued already
+      expiries.add(new Expiry(a.notAfter(), r.key()));
+    }
     return true;
+  }
+
+  private static RecordSignature.Signed rethrow(UnverifiedRecordException e) {
+    throw e;
   }
 
   /** Enforces expiry from {@code epochSecond} on ({@link #NEVER}: not at all, the cache is stale). */

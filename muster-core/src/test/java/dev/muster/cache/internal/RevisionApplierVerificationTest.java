@@ -61,6 +61,32 @@ class RevisionApplierVerificationTest {
   }
 
   @Test
+  void aPageLargeEnoughToBeCheckedSideBySideGetsTheSameVerdictsAsOneCheckedInOrder() {
+    List<CacheRecord> page = new java.util.ArrayList<>();
+    List<String> good = new java.util.ArrayList<>();
+    for (int i = 0; i < 3 * SignedRecords.AHEAD_MIN; i++) {
+      String id = String.format("i%03d", i);
+      CacheRecord r = signed(instance(id), i % 7 == 3 ? FORGER : PROVIDER, LEASE, 5 + i);
+      if (i % 11 == 5) { // a good signature moved to another key
+        r = new CacheRecord(CacheRecord.Kind.PUT, key(id + "-moved"), r.value(), r.modRevision(), LEASE);
+      } else if (i % 7 != 3) {
+        good.add(id);
+      }
+      page.add(r);
+    }
+
+    checking.replace(500, page, EndpointDelta.Kind.SNAPSHOT);
+
+    assertThat(ids(checking.current())).containsExactlyElementsOf(good);
+    assertThat(checking.unverifiedCount()).isEqualTo(page.size() - good.size());
+    assertThat(checking.signatureChecks()).isEqualTo(page.size());
+
+    checking.replace(501, page, EndpointDelta.Kind.RESYNC); // nothing changed: the memo, no signature checked
+    assertThat(ids(checking.current())).containsExactlyElementsOf(good);
+    assertThat(checking.signatureChecks()).isEqualTo(page.size() + (page.size() - good.size()));
+  }
+
+  @Test
   void onlyRecordsSignedByATrustedKeyForTheirKeyAndLeaseAreServed() {
     CacheRecord good = signed(instance("a"), PROVIDER, LEASE, 5);
     CacheRecord byTheNewKey = signed(instance("b"), ROTATED, LEASE, 6);
