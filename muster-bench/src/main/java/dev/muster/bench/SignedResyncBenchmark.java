@@ -28,7 +28,9 @@ import org.openjdk.jmh.annotations.State;
  *   <li>{@link #firstSet}: {@link RevisionApplier#replace} on a fresh applier, so every signature is checked (side by
  *       side: {@code SignedRecords.checkAhead});
  *   <li>{@link #resync}: the same records again, at a new revision, on an applier that holds them (what a cache does
- *       after a compaction or a reconnect): a record unchanged since it verified is not checked again.
+ *       after a compaction or a reconnect): a record unchanged since it verified is not checked again;
+ *   <li>{@link #events}: {@value #EVENTS} watched PUTs applied one revision each to an applier holding the set (each
+ *       signed PUT is checked: divide by {@value #EVENTS} for one event).
  * </ul>
  * What etcd's paged range adds is the same either way and is not here; this is the part signing changes. In ms per
  * set, one shot each.
@@ -38,6 +40,7 @@ import org.openjdk.jmh.annotations.State;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 public class SignedResyncBenchmark {
   private static final int SIZE = 10_000;
+  private static final int EVENTS = 1_000;
   private static final RegistryLayout LAYOUT = RegistryLayout.defaults();
   private static final String SERVICE = "orders";
 
@@ -45,6 +48,7 @@ public class SignedResyncBenchmark {
   public boolean signed;
 
   private List<CacheRecord> records;
+  private List<CacheRecord> updates;
   private TrustedKeys trust;
   private RevisionApplier applier;
 
@@ -62,6 +66,16 @@ public class SignedResyncBenchmark {
       byte[] value = signed ? InstanceCodec.encodeSigned(instance, k, lease, i + 1, notAfter, key, false)
           : InstanceCodec.encode(instance);
       records.add(CacheRecord.put(k, value, 5 + i, lease));
+    }
+    updates = new ArrayList<>(EVENTS);
+    for (int i = 0; i < EVENTS; i++) { // a weight changed, signed again with a higher sequence
+      Instance instance = Instance.of(SERVICE, "10.0." + (i / 250) + "." + (i % 250 + 1), 8080).id("i" + i)
+          .zone("z" + (i % 3)).meta("build", "42").weight(50);
+      String k = LAYOUT.instanceKey(instance);
+      long lease = 1_000 + i;
+      byte[] value = signed ? InstanceCodec.encodeSigned(instance, k, lease, SIZE + 1 + i, notAfter, key, false)
+          : InstanceCodec.encode(instance);
+      updates.add(CacheRecord.put(k, value, SIZE + 100 + i, lease));
     }
   }
 
@@ -90,6 +104,18 @@ public class SignedResyncBenchmark {
   @Benchmark
   public int resync(Held held) {
     return served(held.applier.replace(SIZE + 20, records, EndpointDelta.Kind.RESYNC).set().size());
+  }
+
+  @Benchmark
+  public long events(Held held) {
+    long changed = 0;
+    for (CacheRecord u : updates) {
+      changed += held.applier.apply(u.modRevision(), List.of(u)).orElseThrow().delta().changed().size();
+    }
+    if (changed != EVENTS) {
+      throw new IllegalStateException(changed + " of " + EVENTS + " events changed an instance");
+    }
+    return changed;
   }
 
   private static int served(int size) {

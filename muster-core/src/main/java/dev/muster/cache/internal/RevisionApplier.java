@@ -501,12 +501,14 @@ public final class RevisionApplier {
    */
   private Instance decode(InstanceKey key, CacheRecord r, long revision,
       Map<String, SignedRecords.Accepted> verifiedOut, Instance previous) {
-    Instance instance;
-    try {
-      instance = InstanceCodec.decode(key, r.value(), previous);
-    } catch (MusterException e) {
-      countMalformed(r.key(), revision, e.getMessage());
-      return null;
+    Instance instance = signed.isEmpty() || !signed.isHeldUnchanged(r) ? null : current.get(key).orElse(null);
+    if (instance == null) { // else the bytes the held instance was decoded from: a resync decodes only what changed
+      try {
+        instance = InstanceCodec.decode(key, r.value(), previous);
+      } catch (MusterException e) {
+        countMalformed(r.key(), revision, e.getMessage());
+        return null;
+      }
     }
     return signed.isEmpty() || signed.accept(key, r, revision, verifiedOut) ? instance : null;
   }

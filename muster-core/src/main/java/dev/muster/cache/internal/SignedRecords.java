@@ -131,7 +131,7 @@ final class SignedRecords {
     int count = 0;
     for (int i = 0; i < n; i++) {
       CacheRecord r = page.get(i);
-      if (keys.get(i) != null && r.kind() == CacheRecord.Kind.PUT && !isMemo(r)) {
+      if (keys.get(i) != null && r.kind() == CacheRecord.Kind.PUT && !isHeldUnchanged(r)) {
         todo[count++] = i;
       }
     }
@@ -164,7 +164,8 @@ final class SignedRecords {
     ahead = Collections.emptyMap();
   }
 
-  private boolean isMemo(CacheRecord r) {
+  /** Whether {@code r} is, lease and bytes, the record held for its key since it verified (the memo). */
+  boolean isHeldUnchanged(CacheRecord r) {
     Accepted seen = verified.get(r.key());
     return seen != null && seen.record().lease() == r.lease() && Arrays.equals(seen.record().value(), r.value());
   }
@@ -178,7 +179,7 @@ final class SignedRecords {
     Accepted seen = verified.get(r.key());
     Accepted a;
     Object checked = ahead.isEmpty() ? null : ahead.remove(r);
-    if (checked == null && isMemo(r)) {
+    if (checked == null && isHeldUnchanged(r)) {
       a = new Accepted(r, seen.seq(), seen.notAfter()); // the same value: the same signature
     } else {
       checks++;
