@@ -75,7 +75,7 @@ public final class DnsAbuseBench {
 
   /** The gateway's configuration in a row. */
   enum Mode {
-    BEFORE("before"), AFTER("after"), AFTER_EXEMPT("after, dnsperf exempt");
+    BEFORE("before"), BEFORE_OFF("before, limit off"), AFTER("after"), AFTER_EXEMPT("after, dnsperf exempt");
 
     final String label;
 
@@ -163,7 +163,8 @@ public final class DnsAbuseBench {
       }
       if (!perf.isEmpty()) {
         out.printf("  (dnsperf %s -e for %d s a row from %s, a mix of instance SRV, host A and service A over the %d"
-            + " instances; \"after, dnsperf exempt\" adds --rrl-exempt %s/32, as a cluster's own resolver would be)%n",
+            + " instances; \"before, limit off\": issue 17 with --rate-limit 0, as the dns section runs it; \"after,"
+            + " dnsperf exempt\" adds --rrl-exempt %s/32, as a cluster's own resolver would be)%n",
             perf.get(0).options().label(), perf.get(0).options().seconds(), CLIENT, SERVICES * PER_SERVICE, CLIENT);
       }
       notes.forEach(n -> out.println("  note: " + n));
@@ -218,11 +219,17 @@ public final class DnsAbuseBench {
     DnsConfig.Builder b = DnsConfig.builder().listen(new InetSocketAddress("127.0.0.1", 0)).domain(DnsFleet.DOMAIN)
         .namespaces(List.of(NAMESPACE)).udpThreads(DnsBench.UDP_THREADS);
     return switch (mode) {
-      case BEFORE -> b.rateLimit(1000, 1000).rrlPrefixes(32, 128).rrlResponsesPerSecond(0).minimalAny(false)
-          .txtMetadata(List.of("*")).tcpPerSource(64).tcpDeadline(Duration.ofHours(1)).build();
+      case BEFORE -> before(b.rateLimit(1000, 1000));
+      case BEFORE_OFF -> before(b.rateLimit(0, 1));
       case AFTER -> b.build();
       case AFTER_EXEMPT -> b.rrlExempt(List.of(Cidr.parse(CLIENT + "/32"))).build();
     };
+  }
+
+  /** Issue 17: a limit per address (a /32 prefix), no limit per response, full ANY, every key, no TCP bounds. */
+  private static DnsConfig before(DnsConfig.Builder b) {
+    return b.rrlPrefixes(32, 128).rrlResponsesPerSecond(0).minimalAny(false).txtMetadata(List.of("*"))
+        .tcpPerSource(64).tcpDeadline(Duration.ofHours(1)).build();
   }
 
   static List<Instance> fleet() {
