@@ -2,6 +2,7 @@ package dev.muster.bench;
 
 import dev.muster.bench.curator.CuratorBench;
 import dev.muster.bench.directory.DirectoryBench;
+import dev.muster.bench.dns.DnsAbuseBench;
 import dev.muster.bench.dns.DnsBench;
 import dev.muster.bench.etcd.EtcdBench;
 import dev.muster.bench.etcd.TlsBench;
@@ -48,8 +49,27 @@ import picocli.CommandLine;
         "Quick: under 4 minutes; full: under 18; --scale adds about 6. Ratios within one run are the result;"
             + " absolute figures move with the machine's load."})
 public final class BenchMain implements Callable<Integer> {
-  /** The parts of a run. */
-  enum Section { jmh, etcd, curator, tls, grpc, spring, dns, directory, memory, scale }
+  /** The parts of a run; written on the command line as {@link #toString()} ({@code dns-abuse}). */
+  enum Section {
+    jmh, etcd, curator, tls, grpc, spring, dns, dns_abuse, directory, memory, scale;
+
+    @Override
+    public String toString() {
+      return name().replace('_', '-');
+    }
+
+    static Section parse(String text) {
+      try {
+        return valueOf(text.trim().toLowerCase(java.util.Locale.ROOT).replace('-', '_'));
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException("'" + text + "' is not a section: use one of "
+            + java.util.Arrays.toString(values()));
+      }
+    }
+  }
+
+  /** Sections a run without --only leaves out: each has its own option or is run on its own. */
+  static final EnumSet<Section> NOT_BY_DEFAULT = EnumSet.of(Section.scale, Section.dns_abuse);
 
   @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
   boolean help;
@@ -58,8 +78,10 @@ public final class BenchMain implements Callable<Integer> {
   boolean quick;
 
   @Option(names = "--only", split = ",", paramLabel = "SECTION",
+      converter = SectionConverter.class,
       description = "Run only these sections, comma-separated: ${COMPLETION-CANDIDATES} (default: all but"
-          + " scale).")
+          + " scale and dns-abuse; dns-abuse floods the DNS gateway from many loopback addresses and reports the"
+          + " amplification and what a real client still gets, before and after issue 35, in about 2 minutes).")
   List<Section> only;
 
   @Option(names = "--scale", description = "Also run the scale section: 10,000 caches in 4 consumer JVMs directly"
@@ -117,6 +139,14 @@ public final class BenchMain implements Callable<Integer> {
     System.setProperty("muster.etcd.bin", binary.toAbsolutePath().toString());
   }
 
+  /** {@code dns-abuse} or {@code dns_abuse}, any case. */
+  static final class SectionConverter implements CommandLine.ITypeConverter<Section> {
+    @Override
+    public Section convert(String value) {
+      return Section.parse(value);
+    }
+  }
+
   public static void main(String[] args) {
     CommandLine cli = new CommandLine(new BenchMain()).setCaseInsensitiveEnumValuesAllowed(true);
     cli.setParameterExceptionHandler((e, a) -> {
@@ -132,7 +162,7 @@ public final class BenchMain implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    EnumSet<Section> sections = only == null || only.isEmpty() ? EnumSet.complementOf(EnumSet.of(Section.scale))
+    EnumSet<Section> sections = only == null || only.isEmpty() ? EnumSet.complementOf(NOT_BY_DEFAULT)
         : EnumSet.copyOf(only);
     if (scale) {
       sections.add(Section.scale);
@@ -181,6 +211,7 @@ public final class BenchMain implements Callable<Integer> {
     SpringBench.Result spring = sections.contains(Section.spring)
         ? SpringBench.run(repository(), quick ? 2 : 5, logs, progress) : null;
     DnsBench.Result dns = sections.contains(Section.dns) ? DnsBench.run(quick, logs, progress) : null;
+    DnsAbuseBench.Result dnsAbuse = sections.contains(Section.dns_abuse) ? DnsAbuseBench.run(logs, progress) : null;
     DirectoryBench.Result directory = sections.contains(Section.directory) ? DirectoryBench.run(quick, progress)
         : null;
     MemoryBench.Result memory = sections.contains(Section.memory) ? MemoryBench.run(quick, logs, progress) : null;
@@ -199,6 +230,9 @@ public final class BenchMain implements Callable<Integer> {
       if (dns != null) {
         dns.print(both); // its own table; its figures also go to results.csv
         dns.csv(report);
+      }
+      if (dnsAbuse != null) {
+        dnsAbuse.print(both); // its own table only
       }
       if (directory != null) {
         directory.print(both); // its own table only
@@ -224,6 +258,7 @@ public final class BenchMain implements Callable<Integer> {
         || (grpc != null && !grpc.failures().isEmpty())
         || (spring != null && !spring.failures().isEmpty())
         || (dns != null && !dns.failures().isEmpty())
+        || (dnsAbuse != null && !dnsAbuse.failures().isEmpty())
         || (directory != null && !directory.failures().isEmpty())
         || (memory != null && !memory.failures().isEmpty())
         || (scaled != null && !scaled.failures().isEmpty());

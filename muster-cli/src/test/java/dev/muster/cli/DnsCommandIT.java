@@ -50,7 +50,7 @@ class DnsCommandIT {
          ChildProcess k2 = register("k2", "127.0.0.32:7002", "--version", "v2");
          ChildProcess k3 = register("k3", "127.0.0.33:7003", "--zone", "z1", "--tag", "blue", "--meta", "team=pay");
          ChildProcess dns = MusterJar.start(MusterJar.concat(new String[] {"dns", "--listen", "127.0.0.1:0",
-             "--ttl", "2s"}, connection()))) {
+             "--ttl", "2s", "--txt-metadata", "team", "--allow-from", "127.0.0.1"}, connection()))) {
       for (ChildProcess p : List.of(k1, k2, k3)) {
         MusterJar.awaitEvent(p, "registered");
       }
@@ -81,6 +81,10 @@ class DnsCommandIT {
       assertThat(Dig.query(at, "k3._shop._tcp.default.muster.", "TXT").data("TXT"))
           .containsExactly("\"version=v1\" \"zone=z1\" \"weight=100\" \"blue\" \"team=pay\"");
       assertThat(Dig.query(at, "v2.shop.default.muster.", "A").data("A")).containsExactly("127.0.0.32");
+      // --allow-from 127.0.0.1: another loopback source is refused; ANY is RFC 8482's one HINFO
+      assertThat(Dig.query(at, "v2.shop.default.muster.", "A", "-b", "127.0.0.7").status()).isEqualTo("REFUSED");
+      assertThat(Dig.query(at, "_shop._tcp.default.muster.", "ANY").answer()).extracting(Dig.Rr::type)
+          .containsExactly("HINFO");
       assertThat(Dig.query(at, "shop.default.muster.", "A", "+tcp").data("A"))
           .containsExactlyInAnyOrder("127.0.0.31", "127.0.0.32", "127.0.0.33");
 

@@ -21,14 +21,26 @@ import java.util.Objects;
  *     date)
  * @param zone the caller's zone: when set, SRV priority is 0 for instances in it and 10 for the others; when null
  *     every SRV has priority 0
- * @param rateLimit UDP queries per second accepted from one source (an IPv4 address, an IPv6 /64); 0 turns the
- *     limit off (default 1000)
- * @param rateBurst how many queries above the rate one source may send at once (default 1000)
- * @param slip over the limit, every {@code slip}-th query is answered with an empty truncated (TC) reply, so a real
- *     client retries over TCP, and the others are dropped; 0 drops them all (default 2, as BIND's RRL)
+ * @param rateLimit response rate limiting (RRL, as BIND's {@code all-per-second}): UDP replies per second to one
+ *     source prefix (an IPv4 /{@code rrlIpv4Prefix}, an IPv6 /{@code rrlIpv6Prefix}), whatever was asked; 0 turns
+ *     this limit off (default 1000)
+ * @param rateBurst how many replies above {@code rateLimit} one prefix may get at once (default 1000)
+ * @param slip over either RRL limit, every {@code slip}-th query is answered with an empty truncated (TC) reply the
+ *     size of the query, so a real client retries over TCP, and the others are dropped; 0 drops them all, 1
+ *     truncates them all (default 2, as BIND's RRL)
+ * @param rrlResponsesPerSecond RRL per response (as BIND's {@code responses-per-second}): UDP replies per second to
+ *     one source prefix for one question (the same name and type), burst as many; 0 turns this limit off (default
+ *     50). A reflection attack repeats one question at a spoofed victim: this bounds what the victim's prefix gets
+ * @param rrlIpv4Prefix the prefix length that makes IPv4 sources one for RRL (default 24, as BIND)
+ * @param rrlIpv6Prefix the prefix length that makes IPv6 sources one for RRL (default 56, as BIND)
+ * @param rrlExempt sources that RRL never limits, such as the cluster's own resolvers (default none)
  * @param udpThreads threads receiving and answering UDP queries on the one socket (default 2)
  * @param maxTcpConnections TCP connections served at once; one more is closed at once (default 64)
+ * @param tcpPerSource TCP connections served at once from one source address; one more is closed at accept, so a
+ *     few slow clients cannot hold every connection (default 4)
  * @param tcpIdleTimeout a TCP connection with no query for this long is closed (default 10 s, RFC 7766)
+ * @param tcpDeadline a TCP connection is closed this long after it was accepted, whatever it is doing, so a client
+ *     that trickles bytes under the idle timeout cannot hold it (default 5 s)
  * @param servicesRefresh how often the namespaces' keys are read again (keys only) as a check of the watch that finds
  *     new services and services gone as they happen ({@link dev.muster.etcd.ServiceDirectory}); changes within a
  *     known service come from its cache at once (default 5 min, at least 1 s)
@@ -40,6 +52,14 @@ import java.util.Objects;
  * @param trustedKeys answer only with records signed by one of these keys (for their service): an unsigned, forged
  *     or otherwise signed record is excluded by the service's cache and never answered (default none: records are
  *     not checked)
+ * @param allowFrom the sources answered; any other gets REFUSED over UDP (rate limited as any reply) and its TCP
+ *     connection closed at accept (default none: every source is answered)
+ * @param txtMetadata the instance metadata keys an instance's TXT record carries as {@code key=value}; {@code *}
+ *     carries all of them. The other TXT strings (version, zone, region, weight, tags) and the {@code _muster-status}
+ *     TXT stay. Default none: anyone who reaches the port would read what etcd's roles may keep from them
+ * @param minimalAny answer a question of type ANY with one {@code HINFO "RFC8482" ""} record (RFC 8482), never the
+ *     full set at the name (default true). False restores the full set of issue 17, an amplification vector; it
+ *     exists for the bench's before-and-after rows and has no command-line option
  */
 public record DnsConfig(
     InetSocketAddress listen,
@@ -51,13 +71,22 @@ public record DnsConfig(
     int rateLimit,
     int rateBurst,
     int slip,
+    int rrlResponsesPerSecond,
+    int rrlIpv4Prefix,
+    int rrlIpv6Prefix,
+    List<Cidr> rrlExempt,
     int udpThreads,
     int maxTcpConnections,
+    int tcpPerSource,
     Duration tcpIdleTimeout,
+    Duration tcpDeadline,
     Duration servicesRefresh,
     int maxUdpPayload,
     Duration maxStale,
-    List<TrustedKey> trustedKeys) {
+    List<TrustedKey> trustedKeys,
+    List<Cidr> allowFrom,
+    List<String> txtMetadata,
+    boolean minimalAny) {
 
   /** The longest TTL accepted: a day (longer would defeat a registry's point). */
   public static final Duration MAX_TTL = Duration.ofDays(1);
@@ -65,6 +94,15 @@ public record DnsConfig(
   public DnsConfig {
     Objects.requireNonNull(listen, "listen");
     trustedKeys = trustedKeys == null ? List.of() : List.copyOf(trustedKeys);
+    rrlExempt = rrlExempt == null ? List.of() : List.copyOf(rrlExempt);
+    allowFrom = allowFrom == null ? List.of() : List.copyOf(allowFrom);
+    txtMetadata = txtMetadata == null ? List.of() : txtMetadata.stream().map(String::trim).distinct().toList();
+    for (String key : txtMetadata) {
+      if (key.isEmpty() || key.indexOf('=') >= 0) {
+        throw new InvalidInputException("txtMetadata", key, "use metadata keys without '=' (such as team,protocol),"
+            + " or * for every key");
+      }
+    }
     if (maxStale != null && (maxStale.isZero() || maxStale.isNegative())) {
       throw new InvalidInputException("maxStale", maxStale, "use a positive duration such as 30s, or none to answer"
           + " for the whole outage");
@@ -83,9 +121,18 @@ public record DnsConfig(
     atLeast("rateLimit", rateLimit, 0);
     atLeast("rateBurst", rateBurst, 1);
     atLeast("slip", slip, 0);
+    atLeast("rrlResponsesPerSecond", rrlResponsesPerSecond, 0);
+    if (rrlIpv4Prefix < 8 || rrlIpv4Prefix > 32) {
+      throw new InvalidInputException("rrlIpv4Prefix", rrlIpv4Prefix, "use 8 to 32 (BIND's default is 24)");
+    }
+    if (rrlIpv6Prefix < 16 || rrlIpv6Prefix > 128) {
+      throw new InvalidInputException("rrlIpv6Prefix", rrlIpv6Prefix, "use 16 to 128 (BIND's default is 56)");
+    }
     atLeast("udpThreads", udpThreads, 1);
     atLeast("maxTcpConnections", maxTcpConnections, 1);
+    atLeast("tcpPerSource", tcpPerSource, 1);
     positive("tcpIdleTimeout", tcpIdleTimeout);
+    positive("tcpDeadline", tcpDeadline);
     if (servicesRefresh == null || servicesRefresh.compareTo(Duration.ofSeconds(1)) < 0) {
       throw new InvalidInputException("servicesRefresh", servicesRefresh, "use 1s or more, such as 5m: new services"
           + " are seen at once by the watch; this only paces its check");
@@ -114,9 +161,18 @@ public record DnsConfig(
     b.rateLimit = rateLimit;
     b.rateBurst = rateBurst;
     b.slip = slip;
+    b.rrlResponsesPerSecond = rrlResponsesPerSecond;
+    b.rrlIpv4Prefix = rrlIpv4Prefix;
+    b.rrlIpv6Prefix = rrlIpv6Prefix;
+    b.rrlExempt = rrlExempt;
     b.udpThreads = udpThreads;
     b.maxTcpConnections = maxTcpConnections;
+    b.tcpPerSource = tcpPerSource;
     b.tcpIdleTimeout = tcpIdleTimeout;
+    b.tcpDeadline = tcpDeadline;
+    b.allowFrom = allowFrom;
+    b.txtMetadata = txtMetadata;
+    b.minimalAny = minimalAny;
     b.servicesRefresh = servicesRefresh;
     b.maxUdpPayload = maxUdpPayload;
     b.trustedKeys = trustedKeys;
@@ -175,9 +231,18 @@ public record DnsConfig(
     private int rateLimit = 1000;
     private int rateBurst = 1000;
     private int slip = 2;
+    private int rrlResponsesPerSecond = 50;
+    private int rrlIpv4Prefix = 24;
+    private int rrlIpv6Prefix = 56;
+    private List<Cidr> rrlExempt = List.of();
     private int udpThreads = 2;
     private int maxTcpConnections = 64;
+    private int tcpPerSource = 4;
     private Duration tcpIdleTimeout = Duration.ofSeconds(10);
+    private Duration tcpDeadline = Duration.ofSeconds(5);
+    private List<Cidr> allowFrom = List.of();
+    private List<String> txtMetadata = List.of();
+    private boolean minimalAny = true;
     private Duration servicesRefresh = dev.muster.etcd.ServiceDirectory.DEFAULT_RELIST;
     private int maxUdpPayload = 1232;
     private List<TrustedKey> trustedKeys = List.of();
@@ -215,7 +280,10 @@ public record DnsConfig(
       return this;
     }
 
-    /** {@code perSecond} queries from one source, {@code burst} more at once; {@code perSecond} 0 is no limit. */
+    /**
+     * RRL per source prefix: {@code perSecond} replies to one prefix, {@code burst} more at once; {@code perSecond} 0
+     * is no limit.
+     */
     public Builder rateLimit(int perSecond, int burst) {
       this.rateLimit = perSecond;
       this.rateBurst = burst;
@@ -224,6 +292,52 @@ public record DnsConfig(
 
     public Builder slip(int slip) {
       this.slip = slip;
+      return this;
+    }
+
+    /** RRL per response: replies per second to one prefix for one name and type (0: no limit). */
+    public Builder rrlResponsesPerSecond(int perSecond) {
+      this.rrlResponsesPerSecond = perSecond;
+      return this;
+    }
+
+    /** The prefix lengths that make sources one for RRL (IPv4, IPv6). */
+    public Builder rrlPrefixes(int ipv4, int ipv6) {
+      this.rrlIpv4Prefix = ipv4;
+      this.rrlIpv6Prefix = ipv6;
+      return this;
+    }
+
+    public Builder rrlExempt(List<Cidr> exempt) {
+      this.rrlExempt = exempt;
+      return this;
+    }
+
+    public Builder tcpPerSource(int tcpPerSource) {
+      this.tcpPerSource = tcpPerSource;
+      return this;
+    }
+
+    public Builder tcpDeadline(Duration tcpDeadline) {
+      this.tcpDeadline = tcpDeadline;
+      return this;
+    }
+
+    /** Answer only these sources (none: everyone). */
+    public Builder allowFrom(List<Cidr> allowFrom) {
+      this.allowFrom = allowFrom;
+      return this;
+    }
+
+    /** The metadata keys TXT records carry ({@code *}: all; none: no metadata). */
+    public Builder txtMetadata(List<String> keys) {
+      this.txtMetadata = keys;
+      return this;
+    }
+
+    /** False answers ANY with the full set at the name (issue 17's behaviour, for the bench's before row). */
+    public Builder minimalAny(boolean minimalAny) {
+      this.minimalAny = minimalAny;
       return this;
     }
 
@@ -265,8 +379,10 @@ public record DnsConfig(
     }
 
     public DnsConfig build() {
-      return new DnsConfig(listen, domain, namespaces, ttl, staleTtl, zone, rateLimit, rateBurst, slip, udpThreads,
-          maxTcpConnections, tcpIdleTimeout, servicesRefresh, maxUdpPayload, maxStale, trustedKeys);
+      return new DnsConfig(listen, domain, namespaces, ttl, staleTtl, zone, rateLimit, rateBurst, slip,
+          rrlResponsesPerSecond, rrlIpv4Prefix, rrlIpv6Prefix, rrlExempt, udpThreads, maxTcpConnections, tcpPerSource,
+          tcpIdleTimeout, tcpDeadline, servicesRefresh, maxUdpPayload, maxStale, trustedKeys, allowFrom, txtMetadata,
+          minimalAny);
     }
   }
 }

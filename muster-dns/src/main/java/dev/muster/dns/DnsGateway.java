@@ -2,8 +2,9 @@ package dev.muster.dns;
 
 import dev.muster.dns.internal.DnsCounters;
 import dev.muster.dns.internal.NamespaceZone;
-import dev.muster.dns.internal.RateLimiter;
 import dev.muster.dns.internal.Responder;
+import dev.muster.dns.internal.ResponseRateLimiter;
+import dev.muster.dns.internal.TxtMetadata;
 import dev.muster.dns.internal.ZoneFeeds;
 import dev.muster.etcd.EtcdRegistry;
 import dev.muster.etcd.ServiceDirectory;
@@ -15,6 +16,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.BindException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -35,6 +37,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -49,8 +53,11 @@ import org.xbill.DNS.Name;
  * A and AAAA answered from endpoint caches, never from a registry round trip (docs/design-dns.md).
  *
  * <p>Threads: {@link DnsConfig#udpThreads()} threads share one UDP socket, each receiving, answering and sending;
- * one thread accepts TCP connections, served by a pool of at most {@link DnsConfig#maxTcpConnections()} threads;
- * one directory thread lists each namespace's services. Answers are built from immutable per-service records that
+ * one thread accepts TCP connections, served by a pool of at most {@link DnsConfig#maxTcpConnections()} threads
+ * (at most {@link DnsConfig#tcpPerSource()} from one address); one timer thread closes each connection at its
+ * {@link DnsConfig#tcpDeadline()}; one directory thread lists each namespace's services. Every UDP reply passes the
+ * response rate limiter first ({@link ResponseRateLimiter}), and a source outside {@link DnsConfig#allowFrom()} is
+ * refused (UDP) or closed at accept (TCP). Answers are built from immutable per-service records that
  * the caches' notifiers rebuild on each change, so the serving threads take no lock.
  *
  * <p>{@link #start} returns once the sockets are bound and the first listing (and each cache's first set) is in,
@@ -68,19 +75,36 @@ public final class DnsGateway implements AutoCloseable {
   private final ZoneFeeds feeds;
   private volatile ServiceDirectory directory; // null until begin()
   private final Responder responder;
-  private final RateLimiter limiter;
+  private final ResponseRateLimiter limiter;
   private final DatagramChannel udp;
   private final ServerSocket tcp;
   private final List<Thread> udpThreads = new ArrayList<>();
   private final Thread acceptor;
   private final ThreadPoolExecutor connections;
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+  /** Open TCP connections by source address; an entry goes when its count reaches 0 (changed atomically per key). */
+  private final Map<InetAddress, Integer> perSource = new ConcurrentHashMap<>();
+  private final ScheduledThreadPoolExecutor deadlines;
   private volatile boolean closed;
 
-  /** What the gateway has done so far. */
+  /**
+   * What the gateway has done so far.
+   *
+   * @param rateLimited UDP queries dropped by response rate limiting
+   * @param slipped UDP queries over a rate limit answered with an empty TC reply instead
+   * @param tcpRefused TCP connections closed at accept: {@link DnsConfig#maxTcpConnections()} open already
+   * @param notAllowed queries (UDP, refused) and connections (TCP, closed) from outside {@link DnsConfig#allowFrom()}
+   * @param minimalAny ANY questions answered with RFC 8482's one HINFO
+   * @param tcpPerSourceRefused TCP connections closed at accept: {@link DnsConfig#tcpPerSource()} open already from
+   *     that address
+   * @param tcpDeadlineClosed TCP connections closed at their {@link DnsConfig#tcpDeadline()}
+   * @param udpBytesIn UDP bytes received (queries)
+   * @param udpBytesOut UDP bytes sent (replies)
+   */
   public record Stats(long queries, long answered, long nodata, long nxdomain, long refused, long formerr,
       long notimp, long truncated, long dropped, long rateLimited, long slipped, long tcpConnections,
-      long tcpRefused, long errors, long staleRefused) {}
+      long tcpRefused, long errors, long staleRefused, long notAllowed, long minimalAny, long tcpPerSourceRefused,
+      long tcpDeadlineClosed, long udpBytesIn, long udpBytesOut) {}
 
   private DnsGateway(EtcdRegistry registry, DnsConfig config, Clock clock) throws IOException {
     this.config = config;
@@ -94,15 +118,21 @@ public final class DnsGateway implements AutoCloseable {
       byNamespace.put(ns, zone);
     }
     this.feeds = new ZoneFeeds(byNamespace, config.ttl().toSeconds(), config.staleTtl().toSeconds(), config.zone(),
-        clock);
-    this.responder = new Responder(zones, config.maxUdpPayload(), config.maxStale(), clock, counters);
-    this.limiter = new RateLimiter(config.rateLimit(), config.rateBurst(), config.slip(), System::nanoTime);
+        TxtMetadata.of(config.txtMetadata()), clock);
+    this.responder = new Responder(zones, config.maxUdpPayload(), config.maxStale(), config.minimalAny(), clock,
+        counters);
+    List<Cidr> exempt = config.rrlExempt();
+    this.limiter = new ResponseRateLimiter(config.rateLimit(), config.rateBurst(), config.rrlResponsesPerSecond(),
+        config.slip(), config.rrlIpv4Prefix(), config.rrlIpv6Prefix(), a -> Cidr.anyContains(exempt, a),
+        System::nanoTime);
     Sockets bound = bind(config.listen(), config.listen().getPort());
     this.udp = bound.udp();
     this.tcp = bound.tcp();
     this.connections = new ThreadPoolExecutor(0, config.maxTcpConnections(), 30, TimeUnit.SECONDS,
         new SynchronousQueue<>(), numbered("muster-dns-tcp"));
     this.acceptor = daemon("muster-dns-accept").newThread(this::acceptLoop);
+    this.deadlines = new ScheduledThreadPoolExecutor(1, daemon("muster-dns-tcp-deadline"));
+    this.deadlines.setRemoveOnCancelPolicy(true);
   }
 
   /** A UDP channel and a TCP listener bound to the same address and port. */
@@ -243,7 +273,9 @@ public final class DnsGateway implements AutoCloseable {
     DnsCounters c = counters;
     return new Stats(c.queries.sum(), c.answered.sum(), c.nodata.sum(), c.nxdomain.sum(), c.refused.sum(),
         c.formerr.sum(), c.notimp.sum(), c.truncated.sum(), c.dropped.sum(), c.rateLimited.sum(), c.slipped.sum(),
-        c.tcpConnections.sum(), c.tcpRefused.sum(), c.errors.sum(), c.staleRefused.sum());
+        c.tcpConnections.sum(), c.tcpRefused.sum(), c.errors.sum(), c.staleRefused.sum(), c.notAllowed.sum(),
+        c.minimalAny.sum(), c.tcpPerSourceRefused.sum(), c.tcpDeadlineClosed.sum(), c.udpBytesIn.sum(),
+        c.udpBytesOut.sum());
   }
 
   /** The reply to one query as the serving threads build it (for tests and the bench): null means dropped. */
@@ -260,9 +292,11 @@ public final class DnsGateway implements AutoCloseable {
         if (from == null) {
           continue;
         }
+        counters.udpBytesIn.add(in.position());
+        InetAddress source = from.getAddress();
         byte[] reply;
-        switch (limiter.admit(from.getAddress())) {
-          case ANSWER -> reply = responder.respond(in.array(), in.position(), true);
+        switch (limiter.admit(source, in.array(), in.position())) {
+          case ANSWER -> reply = responder.respond(in.array(), in.position(), true, allowed(source));
           case SLIP -> {
             counters.slipped.increment();
             reply = responder.truncatedReply(in.array(), in.position());
@@ -274,6 +308,7 @@ public final class DnsGateway implements AutoCloseable {
         }
         if (reply != null) {
           udp.send(ByteBuffer.wrap(reply), from);
+          counters.udpBytesOut.add(reply.length);
         }
       } catch (ClosedChannelException e) {
         return; // close()
@@ -299,19 +334,57 @@ public final class DnsGateway implements AutoCloseable {
         }
         continue;
       }
+      InetAddress source = s.getInetAddress();
+      if (!allowed(source)) {
+        counters.notAllowed.increment();
+        closeQuietly(s);
+        continue;
+      }
+      if (perSource.merge(source, 1, Integer::sum) > config.tcpPerSource()) {
+        release(source);
+        counters.tcpPerSourceRefused.increment(); // a few slow clients of one host must not hold every connection
+        closeQuietly(s);
+        continue;
+      }
       try {
-        connections.execute(() -> serve(s));
+        connections.execute(() -> {
+          try {
+            serve(s);
+          } finally {
+            release(source);
+          }
+        });
         counters.tcpConnections.increment();
       } catch (RejectedExecutionException e) {
+        release(source);
         counters.tcpRefused.increment(); // more than maxTcpConnections at once: the newest is closed
         closeQuietly(s);
       }
     }
   }
 
-  /** One TCP connection (RFC 7766): queries with a two-byte length each, until EOF, idle timeout or a bad one. */
+  /** One connection of {@code source} less; the entry goes at 0, so that the map holds open sources only. */
+  private void release(InetAddress source) {
+    perSource.computeIfPresent(source, (a, n) -> n == 1 ? null : n - 1);
+  }
+
+  private boolean allowed(InetAddress source) {
+    return config.allowFrom().isEmpty() || Cidr.anyContains(config.allowFrom(), source);
+  }
+
+  /**
+   * One TCP connection (RFC 7766): queries with a two-byte length each, until EOF, idle timeout, a bad one, or the
+   * connection's total deadline, when the timer closes the socket (a blocked read or write then ends), so a client
+   * that trickles a byte now and then under the idle timeout cannot keep it.
+   */
   private void serve(Socket s) {
     open.add(s);
+    ScheduledFuture<?> deadline = deadlines.schedule(() -> {
+      if (!s.isClosed()) {
+        counters.tcpDeadlineClosed.increment();
+        closeQuietly(s);
+      }
+    }, config.tcpDeadline().toNanos(), TimeUnit.NANOSECONDS);
     try (s) {
       s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, config.tcpIdleTimeout().toMillis()));
       s.setTcpNoDelay(true);
@@ -337,6 +410,7 @@ public final class DnsGateway implements AutoCloseable {
     } catch (IOException e) {
       log.debug("tcp connection: {}", e.toString()); // reset, or a client that sent half a message and left
     } finally {
+      deadline.cancel(false);
       open.remove(s);
     }
   }
@@ -351,6 +425,7 @@ public final class DnsGateway implements AutoCloseable {
     closeQuietly(udp);
     closeQuietly(tcp);
     connections.shutdownNow();
+    deadlines.shutdownNow();
     open.forEach(DnsGateway::closeQuietly); // a blocked read ends when its socket closes, not on interrupt
     try {
       for (Thread t : udpThreads) {

@@ -79,7 +79,7 @@ class DnsGatewayIT {
 
   private static DnsGateway start(DnsConfig.Builder config) {
     return DnsGateway.start(registry, config.listen(new InetSocketAddress("127.0.0.1", 0))
-        .namespaces(List.of("default", "blue")).build(), Duration.ofSeconds(20));
+        .namespaces(List.of("default", "blue")).txtMetadata(List.of("team")).build(), Duration.ofSeconds(20));
   }
 
   @Test
@@ -271,7 +271,7 @@ class DnsGatewayIT {
 
   @Test
   void malformedPacketsOverBothSocketsLeaveItAnswering() throws Exception {
-    try (DnsGateway gateway = start(DnsConfig.builder().rateLimit(0, 1))) {
+    try (DnsGateway gateway = start(DnsConfig.builder().rateLimit(0, 1).rrlResponsesPerSecond(0))) {
       InetSocketAddress at = gateway.address();
       byte[] good = Message.newQuery(Record.newRecord(Name.fromString("o1._orders._tcp.default.muster."),
           Type.SRV, DClass.IN)).toWire();

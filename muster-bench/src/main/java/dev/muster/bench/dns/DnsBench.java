@@ -36,7 +36,7 @@ import org.xbill.DNS.Type;
 
 /**
  * The DNS gateway under load: {@link DnsFleet}'s 10,000 instances in 100 services on a private etcd member, one
- * {@link DnsGateway} in this JVM (per-source rate limit off: dnsperf sends from one address), and
+ * {@link DnsGateway} in this JVM (response rate limiting off: dnsperf sends from one address), and
  * {@link DnsPerf dnsperf} against it over UDP on loopback for a fixed time, once with a mix of the DNS-SD queries
  * and once with instance SRV queries only. Then the allocation of one {@link DnsGateway#answer} (the serving threads'
  * code path) for the same SRV answer from a service of 10 instances and from one of 10,000, read with
@@ -200,7 +200,7 @@ public final class DnsBench {
 
   private static DnsConfig config(String namespace) {
     return DnsConfig.builder().listen(new InetSocketAddress("127.0.0.1", 0)).domain(DnsFleet.DOMAIN)
-        .namespaces(List.of(namespace)).rateLimit(0, 1).udpThreads(UDP_THREADS).build();
+        .namespaces(List.of(namespace)).rateLimit(0, 1).rrlResponsesPerSecond(0).udpThreads(UDP_THREADS).build();
   }
 
   // ---- dnsperf --------------------------------------------------------------------------------------------------

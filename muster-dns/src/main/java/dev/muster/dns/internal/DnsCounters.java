@@ -20,6 +20,17 @@ public final class DnsCounters {
   public final LongAdder errors = new LongAdder();
   /** SERVFAIL answers: a service's cache stale past {@code maxStale} (FAIL_CLOSED). */
   public final LongAdder staleRefused = new LongAdder();
+  /** Queries from a source outside {@code allowFrom}, refused (UDP) or connections closed at accept (TCP). */
+  public final LongAdder notAllowed = new LongAdder();
+  /** ANY questions answered with RFC 8482's one HINFO. */
+  public final LongAdder minimalAny = new LongAdder();
+  /** TCP connections closed at accept: their source had {@code tcpPerSource} open already. */
+  public final LongAdder tcpPerSourceRefused = new LongAdder();
+  /** TCP connections closed at their total deadline. */
+  public final LongAdder tcpDeadlineClosed = new LongAdder();
+  /** UDP bytes received and sent (queries, replies): their ratio is the amplification a spoofer gets. */
+  public final LongAdder udpBytesIn = new LongAdder();
+  public final LongAdder udpBytesOut = new LongAdder();
 
   /** The question types counted apart; every other type counts as {@code other}. */
   public static final java.util.List<String> TYPES = java.util.List.of("A", "AAAA", "SRV", "PTR", "TXT", "ANY", "SOA",

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.xbill.DNS.DClass;
 import org.xbill.DNS.Flags;
+import org.xbill.DNS.HINFORecord;
 import org.xbill.DNS.Header;
 import org.xbill.DNS.Message;
 import org.xbill.DNS.Name;
@@ -30,8 +31,9 @@ import org.xbill.DNS.Type;
  *
  * <p>Rules (docs/design-dns.md, "Protocol hygiene"): shorter than a header or a response (QR set): dropped. A header
  * that parses with a body that does not: FORMERR. Opcode other than QUERY: NOTIMP. Not exactly one question:
- * FORMERR. EDNS version other than 0: BADVERS. Class other than IN or ANY, or a name in no zone served: REFUSED.
- * Zone transfers: REFUSED.
+ * FORMERR. EDNS version other than 0: BADVERS. Class other than IN or ANY, a name in no zone served, or a source
+ * outside {@code --allow-from}: REFUSED. Zone transfers: REFUSED. ANY: one {@code HINFO "RFC8482" ""} (RFC 8482 §4.2),
+ * unless built with {@code minimalAny} false.
  */
 public final class Responder {
   /** The largest query accepted; a real one is well under 300 bytes. */
@@ -45,18 +47,25 @@ public final class Responder {
   private final Clock clock;
   private final DnsCounters counters;
   private final java.time.Duration maxStale; // null: a stale service is answered for the whole outage
+  private final boolean minimalAny;
 
   public Responder(List<NamespaceZone> zones, int maxUdpPayload, Clock clock, DnsCounters counters) {
-    this(zones, maxUdpPayload, null, clock, counters);
+    this(zones, maxUdpPayload, null, true, clock, counters);
+  }
+
+  public Responder(List<NamespaceZone> zones, int maxUdpPayload, java.time.Duration maxStale, Clock clock,
+      DnsCounters counters) {
+    this(zones, maxUdpPayload, maxStale, true, clock, counters);
   }
 
   /**
    * As above; {@code maxStale} (null: none) bounds how long a stale service is answered: past it, its names answer
    * SERVFAIL (FAIL_CLOSED; a resolver then fails or asks another server, where an answer would send clients to a set
-   * nobody has confirmed for that long).
+   * nobody has confirmed for that long); {@code minimalAny} false answers ANY with every record at the name.
    */
-  public Responder(List<NamespaceZone> zones, int maxUdpPayload, java.time.Duration maxStale, Clock clock,
-      DnsCounters counters) {
+  public Responder(List<NamespaceZone> zones, int maxUdpPayload, java.time.Duration maxStale, boolean minimalAny,
+      Clock clock, DnsCounters counters) {
+    this.minimalAny = minimalAny;
     this.zones = List.copyOf(zones);
     this.maxUdpPayload = maxUdpPayload;
     this.optLength = new OPTRecord(maxUdpPayload, 0, 0).toWire(Section.ADDITIONAL).length;
@@ -67,16 +76,21 @@ public final class Responder {
 
   /** The reply to {@code length} bytes of {@code packet}, or null to send nothing. */
   public byte[] respond(byte[] packet, int length, boolean udp) {
+    return respond(packet, length, udp, true);
+  }
+
+  /** As above; {@code allowed} false (a source outside {@code --allow-from}) refuses every question. */
+  public byte[] respond(byte[] packet, int length, boolean udp, boolean allowed) {
     counters.queries.increment();
     try {
-      return respondOrThrow(packet, length, udp);
+      return respondOrThrow(packet, length, udp, allowed);
     } catch (RuntimeException | IOException e) {
       counters.errors.increment(); // a bug of ours, never the sender's fault: counted (tests assert it stays 0)
       return null;
     }
   }
 
-  private byte[] respondOrThrow(byte[] packet, int length, boolean udp) throws IOException {
+  private byte[] respondOrThrow(byte[] packet, int length, boolean udp, boolean allowed) throws IOException {
     if (length < Header.LENGTH) {
       counters.dropped.increment();
       return null;
@@ -119,7 +133,12 @@ public final class Responder {
     // what the answer section can fill: dnsjava writes the header and the question before it, and keeps room for the
     // OPT record, which it writes last
     int room = limit - Header.LENGTH - question.getName().length() - 4 - (opt == null ? 0 : optLength);
-    answer(question, reply, room);
+    if (allowed) {
+      answer(question, reply, room);
+    } else {
+      counters.notAllowed.increment();
+      refuse(reply.getHeader());
+    }
     counters.replied(question.getType(), reply.getHeader().getRcode(), reply.getHeader().getCount(Section.ANSWER) > 0);
     byte[] wire = reply.toWire(limit);
     if ((wire[2] & 0x02) != 0) {
@@ -128,26 +147,27 @@ public final class Responder {
     return wire;
   }
 
-  /** An empty TC reply: what a source over its rate limit gets now and then, so a real client retries over TCP. */
+  /**
+   * An empty TC reply, what a source over its rate limit gets now and then (RRL's slip) so that a real client asks
+   * again over TCP: the query's header and question (the client matches a reply by both) with QR and TC set and no
+   * other section, so never larger than the query. A query whose question cannot be read gets the header alone; a
+   * response (QR set) gets nothing. Built from the bytes, without parsing the message.
+   */
   public byte[] truncatedReply(byte[] packet, int length) {
-    if (length < Header.LENGTH) {
+    if (length < Header.LENGTH || (packet[2] & 0x80) != 0) {
       return null;
     }
-    try {
-      Header header = new Header(java.util.Arrays.copyOf(packet, Header.LENGTH));
-      if (header.getFlag(Flags.QR)) {
-        return null;
-      }
-      Header h = new Header(header.getID());
-      h.setFlag(Flags.QR);
-      h.setFlag(Flags.TC);
-      h.setOpcode(header.getOpcode());
-      Message m = new Message();
-      m.setHeader(h);
-      return m.toWire(NO_EDNS_PAYLOAD);
-    } catch (IOException | RuntimeException e) {
-      return null;
+    int end = ResponseRateLimiter.questionEnd(packet, length);
+    byte[] out = java.util.Arrays.copyOf(packet, end < 0 ? Header.LENGTH : end);
+    out[2] = (byte) (0x80 | (packet[2] & 0x79)); // QR, the opcode and RD kept, AA cleared, TC set below
+    out[2] |= 0x02;
+    out[3] = 0; // RA, Z, AD, CD and RCODE (NOERROR)
+    out[4] = 0;
+    out[5] = (byte) (end < 0 ? 0 : 1);
+    for (int i = 6; i < Header.LENGTH; i++) {
+      out[i] = 0; // no answer, authority or additional record
     }
+    return out;
   }
 
   private Message reply(Header queryHeader, Record question) {
@@ -205,6 +225,20 @@ public final class Responder {
       h.setRcode(Rcode.NXDOMAIN);
       counters.nxdomain.increment();
       reply.addRecord(view.soa(), Section.AUTHORITY);
+      return;
+    }
+    if (qtype == Type.ANY && minimalAny) {
+      if (node.records.isEmpty()) {
+        counters.nodata.increment();
+        reply.addRecord(view.soa(), Section.AUTHORITY);
+      } else {
+        // RFC 8482 §4.2: one synthesized HINFO instead of every record at the name, so that an ANY query, the
+        // favourite of reflection attacks, gets a reply barely larger than itself
+        reply.addRecord(new HINFORecord(qname, DClass.IN, node.records.get(0).getTTL(), "RFC8482", ""),
+            Section.ANSWER);
+        counters.answered.increment();
+        counters.minimalAny.increment();
+      }
       return;
     }
     if (surelyTruncated(node.records, qtype, room)) {

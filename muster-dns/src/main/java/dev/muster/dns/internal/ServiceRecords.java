@@ -103,9 +103,10 @@ public final class ServiceRecords {
    * The records of {@code set}'s routable instances, each with TTL {@code ttlSeconds}. O(instances).
    *
    * @param staleSince when the cache became stale, or null while it is fresh
+   * @param txtMetadata which metadata keys the TXT records carry
    */
   public static ServiceRecords build(String service, Name origin, EndpointSet set, java.time.Instant staleSince,
-      long ttlSeconds, String localZone) {
+      long ttlSeconds, String localZone, TxtMetadata txtMetadata) {
     Name ptrName = name("_" + service + "._tcp", origin);
     Name serviceHost = name(service, origin);
     List<Instance> routable = new ArrayList<>();
@@ -168,7 +169,7 @@ public final class ServiceRecords {
       int priority = localZone == null || localZone.equals(i.zone()) ? 0 : OTHER_ZONE_PRIORITY;
       SRVRecord srv = new SRVRecord(instanceName, DClass.IN, ttlSeconds, priority, Math.min(i.weight(), 65_535),
           i.port(), host);
-      List<String> strings = txtStrings(i);
+      List<String> strings = txtStrings(i, txtMetadata);
       int kept = 0;
       ByteArrayOutputStream rdata = new ByteArrayOutputStream();
       for (String s : strings) {
@@ -215,10 +216,11 @@ public final class ServiceRecords {
 
   /**
    * The TXT strings of an instance (RFC 6763 §6): {@code version=}, {@code zone=}, {@code region=}, {@code weight=},
-   * each tag as a key without a value (a boolean attribute), then metadata as {@code key=value}. A key that holds
-   * '=' or repeats one before it is left out: the RFC's keys are unique and end at the first '='.
+   * each tag as a key without a value (a boolean attribute), then the metadata that {@code shown} lets out as
+   * {@code key=value}. A key that holds '=' or repeats one before it is left out: the RFC's keys are unique and end
+   * at the first '='.
    */
-  static List<String> txtStrings(Instance i) {
+  static List<String> txtStrings(Instance i, TxtMetadata shown) {
     List<String> out = new ArrayList<>();
     Set<String> keys = new HashSet<>();
     add(out, keys, "version", i.version());
@@ -232,7 +234,11 @@ public final class ServiceRecords {
     for (String tag : i.tags()) {
       add(out, keys, tag, null);
     }
-    i.metadata().forEach((k, v) -> add(out, keys, k, v));
+    i.metadata().forEach((k, v) -> {
+      if (shown.shows(k)) {
+        add(out, keys, k, v);
+      }
+    });
     return out;
   }
 

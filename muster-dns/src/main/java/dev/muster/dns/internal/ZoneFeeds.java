@@ -32,12 +32,14 @@ public final class ZoneFeeds implements ServiceDirectory.Listener {
   private final long staleTtl;
   private final String localZone;
   private final Clock clock;
+  private final TxtMetadata txtMetadata;
   private final Map<ServiceDirectory.Service, NamespaceZone.Feed> feeds = new HashMap<>(); // the directory thread's
   /** The services whose first set is in their zone (not merely in their cache). */
   private final Set<ServiceDirectory.Service> published = ConcurrentHashMap.newKeySet();
 
   public ZoneFeeds(Map<String, NamespaceZone> zones, long ttlSeconds, long staleTtlSeconds, String localZone,
-      Clock clock) {
+      TxtMetadata txtMetadata, Clock clock) {
+    this.txtMetadata = txtMetadata;
     this.zones = Map.copyOf(zones);
     this.ttl = ttlSeconds;
     this.staleTtl = staleTtlSeconds;
@@ -88,7 +90,7 @@ public final class ZoneFeeds implements ServiceDirectory.Listener {
 
       private void publish() {
         zone.put(feed, ServiceRecords.build(s.service(), zone.origin(), last, staleSince,
-            staleSince == null ? ttl : staleTtl, localZone));
+            staleSince == null ? ttl : staleTtl, localZone, txtMetadata));
         if (published.add(s)) {
           synchronized (ZoneFeeds.this) {
             ZoneFeeds.this.notifyAll();

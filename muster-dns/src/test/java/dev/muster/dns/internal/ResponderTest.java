@@ -35,8 +35,13 @@ class ResponderTest {
   private final Responder responder = new Responder(List.of(zone), 1232, CLOCK, counters);
 
   private void serve(String service, List<Instance> instances, Instant staleSince, String localZone) {
+    serve(service, instances, staleSince, localZone, TxtMetadata.NONE);
+  }
+
+  private void serve(String service, List<Instance> instances, Instant staleSince, String localZone,
+      TxtMetadata txt) {
     zone.put(new NamespaceZone.Feed(service), ServiceRecords.build(service, zone.origin(),
-        EndpointSet.of(42, instances), staleSince, staleSince == null ? 5 : 0, localZone));
+        EndpointSet.of(42, instances), staleSince, staleSince == null ? 5 : 0, localZone, txt));
   }
 
   private static Instance orders(String id, String address, int port) {
@@ -109,7 +114,7 @@ class ResponderTest {
         orders("c", "fd00::3", 8082),
         orders("s", "10.0.0.9", 8080).state(InstanceState.STARTING),
         orders("d", "10.0.0.8", 8080).state(InstanceState.DRAINING),
-        orders("h", "orders-h.internal", 9000)), null, null);
+        orders("h", "orders-h.internal", 9000)), null, null, TxtMetadata.of(List.of("team")));
     serve("users", List.of(Instance.of("users", "10.0.1.1", 80).id("u")), null, null);
 
     assertThat(data(ask("_services._dns-sd._udp.default.muster.", Type.PTR), Section.ANSWER))
@@ -188,7 +193,7 @@ class ResponderTest {
   @Test
   void zonePreferenceSetsSrvPriorityAndLongTxtStringsAreLeftOut() throws IOException {
     serve("orders", List.of(orders("a", "10.0.0.1", 8080).zone("z1").meta("big", "x".repeat(300)),
-        orders("b", "10.0.0.2", 8080).zone("z2")), null, "z1");
+        orders("b", "10.0.0.2", 8080).zone("z2")), null, "z1", TxtMetadata.ALL);
     assertThat(((SRVRecord) ask("a._orders._tcp.default.muster.", Type.SRV).getSection(Section.ANSWER).get(0))
         .getPriority()).isZero();
     assertThat(((SRVRecord) ask("b._orders._tcp.default.muster.", Type.SRV).getSection(Section.ANSWER).get(0))
@@ -285,10 +290,9 @@ class ResponderTest {
     assertThat(ptr.getSection(Section.ANSWER)).extracting(Record::getType).containsOnly(Type.PTR).hasSize(5);
     assertThat(ptr.getSection(Section.ADDITIONAL)).filteredOn(r -> r.getType() == Type.SRV)
         .allSatisfy(r -> assertThat(r.getName().getLabelString(0)).isNotEqualTo("_orders")).hasSize(5);
-    // ANY: every record at the name, SRV included, as for every other name
+    // ANY: RFC 8482's one HINFO (issue 35), not the PTR and SRV sets
     Message any = ask("_orders._tcp.default.muster.", Type.ANY);
-    assertThat(any.getSection(Section.ANSWER)).extracting(Record::getType).containsOnly(Type.PTR, Type.SRV)
-        .filteredOn(t -> t == Type.SRV).hasSize(4);
+    assertThat(any.getSection(Section.ANSWER)).extracting(Record::getType).containsExactly(Type.HINFO);
     // the other types at the name: NODATA with the SOA, as before
     Message txt = ask("_orders._tcp.default.muster.", Type.TXT);
     assertThat(txt.getRcode()).isEqualTo(Rcode.NOERROR);
@@ -413,11 +417,11 @@ class ResponderTest {
   void aRemovedServiceIsGoneAndItsLateUpdatesAreIgnored() throws IOException {
     NamespaceZone.Feed feed = new NamespaceZone.Feed("orders");
     zone.put(feed, ServiceRecords.build("orders", zone.origin(), EndpointSet.of(1,
-        List.of(orders("a", "10.0.0.1", 8080))), null, 5, null));
+        List.of(orders("a", "10.0.0.1", 8080))), null, 5, null, TxtMetadata.NONE));
     assertThat(ask("orders.default.muster.", Type.A).getRcode()).isEqualTo(Rcode.NOERROR);
     zone.remove(feed);
     zone.put(feed, ServiceRecords.build("orders", zone.origin(), EndpointSet.of(2,
-        List.of(orders("a", "10.0.0.1", 8080))), null, 5, null));
+        List.of(orders("a", "10.0.0.1", 8080))), null, 5, null, TxtMetadata.NONE));
     assertThat(ask("orders.default.muster.", Type.A).getRcode()).isEqualTo(Rcode.NXDOMAIN);
     assertThat(zone.serviceNames()).isEmpty();
   }

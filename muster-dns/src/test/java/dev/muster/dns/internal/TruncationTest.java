@@ -42,7 +42,7 @@ class TruncationTest {
             .zone("zone-a").tag("http").meta("team", "payments").meta("commit", "4f9c2e1a7b3d"));
       }
       zone.put(new NamespaceZone.Feed(service), ServiceRecords.build(service, zone.origin(),
-          EndpointSet.of(1, instances), null, 5, null));
+          EndpointSet.of(1, instances), null, 5, null, TxtMetadata.ALL));
     }
     responder = new Responder(List.of(zone), 1232, Clock.systemUTC(), counters);
   }

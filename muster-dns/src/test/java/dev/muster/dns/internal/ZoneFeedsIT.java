@@ -45,7 +45,8 @@ class ZoneFeedsIT {
          Registration r = registry.register(Instance.of("orders", "127.0.0.11", 8080).id("o1"),
              RegistrarConfig.builder().drain(Duration.ZERO).shutdownHook(false).build())) {
       NamespaceZone zone = new NamespaceZone("default", Name.fromString("muster."), 5, 1, Clock.systemUTC());
-      ZoneFeeds feeds = new ZoneFeeds(Map.of("default", zone), 5, 1, null, Clock.systemUTC());
+      ZoneFeeds feeds = new ZoneFeeds(Map.of("default", zone), 5, 1, null, TxtMetadata.NONE,
+          Clock.systemUTC());
       try (ServiceDirectory directory = ServiceDirectory.builder(registry, feeds).namespaces(List.of("default"))
           .cache(b -> b.listenerExecutor(slow)).start()) {
         assertThat(directory.awaitListed(Duration.ofSeconds(20))).isTrue();
