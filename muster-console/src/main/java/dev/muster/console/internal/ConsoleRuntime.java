@@ -27,7 +27,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Threading: the service directory's own thread ({@code muster-directory}) finds namespaces and services by
  * watching their keys and opens their caches ({@link ConsoleServices}); {@code muster-console-etcd} reads leases and cluster status while viewed
- * ({@link EtcdReader}); {@code muster-console-pump} builds pages and queues them to streams ({@link Pump}); the
+ * ({@link EtcdReader}); {@code muster-console-pump} builds pages and queues them to streams ({@link Pump});
+ * {@code muster-console-deadline} cuts request bodies that arrive too slowly ({@link ReadDeadline}); the
  * HTTP server's pool ({@link HttpPool}: bounded, 503 when full) answers requests and writes each stream on its own
  * thread ({@link Routes}). Each cache calls
  * its listeners through its notifier (one listener call at a time, in order, on a delivery-pool thread), not on a
@@ -43,13 +44,15 @@ public final class ConsoleRuntime implements AutoCloseable {
   private final ExecutorService http;
   private final ScheduledExecutorService etcdThread;
   private final ScheduledExecutorService pumpThread;
+  private final ScheduledExecutorService deadlines;
   private final ConsoleServices directory;
   private final Pump pump;
   private final ConsoleCounters counters;
 
   private ConsoleRuntime(HttpServer server, ExecutorService http, ScheduledExecutorService etcdThread,
-      ScheduledExecutorService pumpThread, ConsoleServices directory, Pump pump, ConsoleCounters counters,
-      String token) {
+      ScheduledExecutorService pumpThread, ScheduledExecutorService deadlines, ConsoleServices directory, Pump pump,
+      ConsoleCounters counters, String token) {
+    this.deadlines = deadlines;
     this.server = server;
     this.token = token;
     this.http = http;
@@ -84,14 +87,15 @@ public final class ConsoleRuntime implements AutoCloseable {
     InetSocketAddress bound = server.getAddress();
     ConsoleCounters counters = new ConsoleCounters();
     String token = config.token() != null ? config.token() : randomToken();
+    ScheduledExecutorService deadlines = Executors.newSingleThreadScheduledExecutor(one("muster-console-deadline"));
     new Routes(pump, ring, etcd, config, Routes.allowedHosts(bound, config.allowedHosts(), localAddresses(bound)),
-        new Access(token, bound.getPort()), counters).install(server);
+        new Access(token, bound.getPort()), counters, deadlines).install(server);
     server.setExecutor(http);
     ScheduledExecutorService etcdThread = Executors.newSingleThreadScheduledExecutor(one("muster-console-etcd"));
     etcdThread.scheduleWithFixedDelay(reader::refresh, 0, 500, TimeUnit.MILLISECONDS);
     pump.start();
     server.start();
-    return new ConsoleRuntime(server, http, etcdThread, pumpThread, directory, pump, counters, token);
+    return new ConsoleRuntime(server, http, etcdThread, pumpThread, deadlines, directory, pump, counters, token);
   }
 
   /** The secret every API request must show. */
@@ -153,10 +157,10 @@ public final class ConsoleRuntime implements AutoCloseable {
   public void close() {
     pump.closeAll();
     server.stop(0);
-    for (ExecutorService e : new ExecutorService[] {etcdThread, pumpThread, http}) {
+    for (ExecutorService e : new ExecutorService[] {etcdThread, pumpThread, deadlines, http}) {
       e.shutdownNow();
     }
-    for (ExecutorService e : new ExecutorService[] {etcdThread, pumpThread, http}) {
+    for (ExecutorService e : new ExecutorService[] {etcdThread, pumpThread, deadlines, http}) {
       try {
         e.awaitTermination(5, TimeUnit.SECONDS);
       } catch (InterruptedException ie) {

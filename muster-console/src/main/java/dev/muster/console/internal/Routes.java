@@ -20,6 +20,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -28,6 +29,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * The console's HTTP surface: three static files from the jar (no login needed: they hold no data), and the API:
@@ -56,9 +58,11 @@ final class Routes {
   private final Set<String> hosts;
   private final Access access;
   private final ConsoleCounters counters;
+  private final ScheduledExecutorService timer;
 
   Routes(Pump pump, EventRing ring, EtcdMaintenance etcd, ConsoleConfig config, Set<String> hosts, Access access,
-      ConsoleCounters counters) {
+      ConsoleCounters counters, ScheduledExecutorService timer) {
+    this.timer = timer;
     this.pump = pump;
     this.counters = counters;
     this.ring = ring;
@@ -222,10 +226,19 @@ final class Routes {
     return true;
   }
 
-  /** The request's JSON body, at most 4 KB; {@code null} once 400 is answered. */
-  private static JsonNode body(HttpExchange x, String expected) throws IOException {
-    try (InputStream in = x.getRequestBody()) {
-      byte[] bytes = in.readNBytes(MAX_BODY + 1);
+  /**
+   * The request's JSON body, at most 4 KB, read within {@link ConsoleConfig#readTimeout()} ({@link ReadDeadline});
+   * {@code null} once 400 is answered.
+   */
+  private JsonNode body(HttpExchange x, String expected) throws IOException {
+    byte[] bytes;
+    try (ReadDeadline deadline = new ReadDeadline(timer, config.readTimeout());
+         InputStream in = x.getRequestBody()) {
+      bytes = in.readNBytes(MAX_BODY + 1);
+    } catch (ClosedByInterruptException e) {
+      throw new IOException("the body did not arrive within " + config.readTimeout() + ": connection closed", e);
+    }
+    try {
       if (bytes.length > MAX_BODY) {
         json(x, 400, error("the body is over " + MAX_BODY + " bytes: " + expected));
         return null;
