@@ -46,10 +46,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class ConsoleAccessIT {
   static {
-    // The JDK's own deadline on a request (read once per JVM): long enough that the full queue's held connections
-    // stay held while the test looks; the slow body is cut by the console's own deadline (readTimeout).
+    // The JDK's own deadline on a request (sun.net.httpserver.maxReqTime, read once per JVM; a console sets it to
+    // its readTimeout when unset): set far beyond this class's tests, so that the full queue's held connections stay
+    // held while the test looks, and so that what cuts the slow body off is the console's own deadline.
     if (System.getProperty("sun.net.httpserver.maxReqTime") == null) {
-      System.setProperty("sun.net.httpserver.maxReqTime", "30");
+      System.setProperty("sun.net.httpserver.maxReqTime", "600");
     }
   }
 
