@@ -12,6 +12,8 @@ import dev.muster.testing.TempDirs;
 import dev.muster.testing.TestPki;
 import java.io.File;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -27,6 +29,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -290,6 +293,49 @@ class ConsoleIT {
       assertThat(p.exitCode().getAsInt()).as("%s", p).isEqualTo(2);
       assertThat(p.stderr()).as("%s", p).hasSize(1);
       assertThat(p.stderr().get(0)).startsWith("muster: --token-file").contains("chmod 600 " + file);
+    }
+  }
+
+  /**
+   * Headers sent a line a second (slowloris) are cut off by the JDK server's request deadline, which the console
+   * process sets from {@code --read-timeout} before its server starts (ConsoleAccessIT's in-process console cannot
+   * show this: the JDK reads the deadline once per JVM).
+   */
+  @Test
+  void headersSentALineASecondAreCutOff() throws Exception {
+    try (ChildProcess console = console("--read-timeout", "1s")) {
+      int port = MusterJar.awaitEvent(console, "serving").get("port").asInt();
+      int lines = 30;
+      AtomicInteger sent = new AtomicInteger();
+      try (Socket s = new Socket("127.0.0.1", port)) {
+        OutputStream out = s.getOutputStream();
+        out.write(("GET / HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        Thread slow = new Thread(() -> {
+          try {
+            for (int i = 0; i < lines; i++) {
+              out.write(("X-Slow-" + i + ": 1\r\n").getBytes(StandardCharsets.US_ASCII));
+              out.flush();
+              sent.incrementAndGet();
+              Thread.sleep(1000);
+            }
+            out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+          } catch (IOException | InterruptedException e) {
+            // cut off: what the test waits for
+          }
+        }, "slow-headers");
+        slow.setDaemon(true);
+        slow.start();
+        byte[] answer;
+        try {
+          answer = s.getInputStream().readAllBytes();
+        } catch (IOException reset) {
+          answer = new byte[0];
+        }
+        slow.interrupt();
+        assertThat(new String(answer, StandardCharsets.UTF_8)).as("no answer").doesNotContain("HTTP/1.1 200");
+        assertThat(sent.get()).as("cut off before the headers ended").isLessThan(lines);
+      }
     }
   }
 
