@@ -8,6 +8,8 @@ import dev.muster.etcd.EtcdMaintenance;
 import dev.muster.etcd.EtcdRegistry;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -19,10 +21,16 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code muster console}: the live web console. Prints one {@code "event":"serving"} JSON line with the URL once it
- * listens, then runs until Ctrl-C/SIGTERM.
+ * listens (with the login token in its fragment unless {@code --token-file}), then runs until Ctrl-C/SIGTERM.
  */
-@Command(name = "console", description = "Serve a live web console of the registry (namespaces, services, instances,"
-    + " events, the etcd cluster): open the URL it prints. Read-only unless --allow-drain.")
+@Command(name = "console", description = {"Serve a live web console of the registry (namespaces, services,"
+    + " instances, events, the etcd cluster): open the URL it prints. Read-only unless --allow-drain.",
+    "Always behind a login, loopback too: the URL printed in the serving line carries a random token"
+        + " (http://IP:PORT/#token=...; opening it logs the browser in), or give your own with --token-file."
+        + " Programs send Authorization: Bearer TOKEN. Refused: a request whose Host is not the console's own"
+        + " address, localhost or an --allowed-host (421, against DNS rebinding); an API request without the token"
+        + " (401); a drain from another page (Origin, 403); more requests than the queue holds (503); a request"
+        + " slower than --read-timeout to arrive (the connection is closed)."})
 final class ConsoleCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
@@ -46,6 +54,31 @@ final class ConsoleCommand implements Callable<Integer> {
           + " ${DEFAULT-VALUE}: read-only).")
   boolean allowDrain;
 
+  @Option(names = "--token-file", paramLabel = "FILE",
+      description = "Read the login token from the first line of FILE (at least 16 characters of A-Z a-z 0-9 . _ ~"
+          + " + / = -, such as openssl rand -hex 32 > FILE; chmod 600 FILE: a file its group or others may read is"
+          + " refused). The serving line then does not print it. Default: a random token per start, printed in"
+          + " the serving line's URL.")
+  Path tokenFile;
+
+  @Option(names = "--allowed-host", paramLabel = "NAME[:PORT]",
+      description = "Also answer to this name in the Host header (the name browsers use to reach the console, e.g."
+          + " behind a proxy); repeatable. Without a port, the console's own. Always allowed: the bound IP, and"
+          + " localhost, 127.0.0.1 and [::1] on a loopback or wildcard bind (and every interface's IP on a"
+          + " wildcard bind); any other Host is refused (421).")
+  List<String> allowedHosts = List.of();
+
+  @Option(names = "--show-leases", defaultValue = "false",
+      description = "Show each instance's etcd lease id on the service page (default ${DEFAULT-VALUE}: hidden; TTLs"
+          + " are always shown).")
+  boolean showLeases;
+
+  @Option(names = "--read-timeout", paramLabel = "DURATION", defaultValue = "10s",
+      converter = DurationConverter.class,
+      description = "How long a request may take to arrive, headers and body, before its connection is closed;"
+          + " whole seconds (default ${DEFAULT-VALUE}).")
+  Duration readTimeout;
+
   @Option(names = "--quota", paramLabel = "SIZE", defaultValue = "2GiB", converter = SizeConverter.class,
       description = "etcd's backend quota, which the DB size is shown against; etcd 3.4 does not report it"
           + " (default ${DEFAULT-VALUE}, etcd's own default).")
@@ -55,10 +88,15 @@ final class ConsoleCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     ConsoleConfig config;
     try {
-      config = ConsoleConfig.builder().listen(HostPort.listenAddress(listen, "8080")).namespaces(namespaces)
-          .allowDrain(allowDrain).quota(quota).trustedKeys(trust.keys()).build();
+      ConsoleConfig.Builder b = ConsoleConfig.builder().listen(HostPort.listenAddress(listen, "8080"))
+          .namespaces(namespaces).allowDrain(allowDrain).quota(quota).trustedKeys(trust.keys())
+          .allowedHosts(allowedHosts).showLeases(showLeases).readTimeout(readTimeout);
+      if (tokenFile != null) {
+        b.tokenFile(tokenFile);
+      }
+      config = b.build();
     } catch (MusterException e) {
-      throw new Errors.UsageException(e.getMessage());
+      throw new Errors.UsageException(flagNames(e.getMessage()));
     }
     EtcdRegistry registry = EtcdRegistry.connect(etcd.etcdConfig());
     EtcdMaintenance maintenance = EtcdMaintenance.connect(registry.config());
@@ -74,12 +112,24 @@ final class ConsoleCommand implements Callable<Integer> {
         registry::close);
     PrintWriter out = spec.commandLine().getOut();
     ObjectNode line = JsonLines.event("serving", Instant.now());
-    line.put("url", console.url().toString());
+    if (tokenFile == null) {
+      line.put("url", console.loginUrl().toString()); // printed once: opening it logs in
+    } else {
+      line.put("url", console.url().toString());
+      line.put("login", "paste the token from " + tokenFile);
+    }
     line.put("port", console.address().getPort());
     line.put("allowDrain", allowDrain);
+    line.put("showLeases", showLeases);
     namespaces.forEach(line.putArray("namespaces")::add);
     JsonLines.print(out, line);
     stop.await();
     return 0;
+  }
+
+  /** The config's field names as this command's flags, so the one line names what to change. */
+  private static String flagNames(String message) {
+    return message.replace("tokenFile ", "--token-file ").replace("allowedHosts ", "--allowed-host ")
+        .replace("readTimeout ", "--read-timeout ");
   }
 }

@@ -12,18 +12,24 @@ import dev.muster.testing.TempDirs;
 import dev.muster.testing.TestPki;
 import java.io.File;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
+import java.net.URLDecoder;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -107,10 +113,13 @@ class ConsoleIT {
     try (ChildProcess p1 = register("shop", "p1", "127.0.0.1:7101", "--zone", "z1", "--tag", "blue");
          ChildProcess p2 = register("shop", "p2", "127.0.0.1:7102", "--version", "v2");
          ChildProcess p3 = register("shop", "p3", "127.0.0.1:7103", "--meta", "note=" + XSS, "--meta", "team=pay");
-         ChildProcess console = console("--allow-drain")) {
+         ChildProcess console = console("--allow-drain", "--show-leases")) {
       String url = MusterJar.awaitEvent(console, "serving").get("url").asText();
-      driver.get(url + "#/service/default/shop");
+      assertThat(url).contains("/#token=");
+      logIn(url); // the printed URL logs in: the page trades the token for a session cookie
+      assertThat(driver.getCurrentUrl()).as("the token leaves the address bar").doesNotContain("token");
       js("window.musterMark = 'loaded once';");
+      go("#/service/default/shop");
 
       // three providers appear without a reload
       await("three rows").atMost(Duration.ofSeconds(20)).until(() -> rows().size() == 3);
@@ -189,16 +198,35 @@ class ConsoleIT {
   void aReadOnlyConsoleHasNoDrainButtonAndRefusesADrain() throws Exception {
     try (ChildProcess r1 = register("books", "r1", "127.0.0.1:7201");
          ChildProcess console = console()) {
-      String url = MusterJar.awaitEvent(console, "serving").get("url").asText();
-      driver.get(url + "#/service/default/books");
-      await("one row").atMost(Duration.ofSeconds(20)).until(() -> rows().size() == 1);
-      assertThat(driver.findElements(By.cssSelector("button.drain"))).isEmpty();
+      String printed = MusterJar.awaitEvent(console, "serving").get("url").asText();
+      String url = printed.substring(0, printed.indexOf('#'));
+      String token = URLDecoder.decode(printed.substring(printed.indexOf("#token=") + 7), StandardCharsets.UTF_8);
 
-      HttpResponse<String> drain = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url + "api/drain"))
+      // without the token: the login page, no data; a wrong token is refused on the page; the right one logs in
+      driver.get(url + "#/service/default/books");
+      await("login form").atMost(Duration.ofSeconds(10)).until(() -> driver.findElement(By.id("login")).isDisplayed());
+      assertThat(rows()).isEmpty();
+      driver.findElement(By.id("login-token")).sendKeys("wrong-token-0123456789");
+      driver.findElement(By.cssSelector("#login button")).click();
+      await("refused").atMost(Duration.ofSeconds(10)).until(() -> text("#login-error").contains("wrong token"));
+      shot("login");
+      driver.findElement(By.id("login-token")).sendKeys(token);
+      driver.findElement(By.cssSelector("#login button")).click();
+      await("one row").atMost(Duration.ofSeconds(20)).until(() -> rows().size() == 1);
+      assertThat(driver.findElement(By.id("login")).isDisplayed()).isFalse();
+      assertThat(driver.findElements(By.cssSelector("button.drain"))).isEmpty();
+      await("ttl").atMost(Duration.ofSeconds(10)).until(() -> text("tr[data-id='r1'] td.ttl").matches("\\d+ s / 3 s"));
+      assertThat(driver.findElements(By.cssSelector("td.lease"))).as("lease ids hidden without --show-leases").isEmpty();
+
+      HttpRequest.Builder drainRequest = HttpRequest.newBuilder(URI.create(url + "api/drain"))
           .header("Origin", url.substring(0, url.length() - 1)).header("Content-Type", "application/json")
           .POST(HttpRequest.BodyPublishers.ofString(
-              "{\"namespace\":\"default\",\"service\":\"books\",\"version\":\"v1\",\"id\":\"r1\"}")).build(),
+              "{\"namespace\":\"default\",\"service\":\"books\",\"version\":\"v1\",\"id\":\"r1\"}"));
+      HttpResponse<String> anonymous = HttpClient.newHttpClient().send(drainRequest.build(),
           HttpResponse.BodyHandlers.ofString());
+      assertThat(anonymous.statusCode()).isEqualTo(401);
+      HttpResponse<String> drain = HttpClient.newHttpClient().send(drainRequest
+          .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString());
       assertThat(drain.statusCode()).isEqualTo(403);
       assertThat(drain.body()).contains("read-only");
       HttpResponse<String> page = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).build(),
@@ -229,8 +257,8 @@ class ConsoleIT {
              "127.0.0.1:0", "--allow-drain", "--namespace", "default", "--user", "viewer", "--password-file",
              password.toString()}, tls)))) {
       MusterJar.awaitEvent(v1, "registered");
-      String url = MusterJar.awaitEvent(console, "serving").get("url").asText();
-      driver.get(url + "#/service/default/vault");
+      logIn(MusterJar.awaitEvent(console, "serving").get("url").asText());
+      go("#/service/default/vault");
       await("one row").atMost(Duration.ofSeconds(20)).until(() -> rows().size() == 1);
       driver.findElement(By.cssSelector("tr[data-id='v1'] button.drain")).click();
       await("refusal shown").atMost(Duration.ofSeconds(15)).until(() -> text("#notice").startsWith("Drain of v1 failed: "));
@@ -254,6 +282,67 @@ class ConsoleIT {
         assertThat(p.stderr().get(0)).startsWith("muster: ").contains(bad[1]);
       }
     }
+  }
+
+  @Test
+  void aTokenFileOthersMayReadIsRefusedWithTheChmodThatFixesIt() throws IOException {
+    Path file = Files.writeString(DIR.resolve("console-token"), "0123456789abcdef0123456789abcdef\n");
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+    try (ChildProcess p = MusterJar.run(EXIT, "console", "--listen", "127.0.0.1:0", "--token-file", file.toString(),
+        "--endpoints", etcd.endpointsString())) {
+      assertThat(p.exitCode().getAsInt()).as("%s", p).isEqualTo(2);
+      assertThat(p.stderr()).as("%s", p).hasSize(1);
+      assertThat(p.stderr().get(0)).startsWith("muster: --token-file").contains("chmod 600 " + file);
+    }
+  }
+
+  /**
+   * Headers sent a line a second (slowloris) are cut off by the JDK server's request deadline, which the console
+   * process sets from {@code --read-timeout} before its server starts (ConsoleAccessIT's in-process console cannot
+   * show this: the JDK reads the deadline once per JVM).
+   */
+  @Test
+  void headersSentALineASecondAreCutOff() throws Exception {
+    try (ChildProcess console = console("--read-timeout", "1s")) {
+      int port = MusterJar.awaitEvent(console, "serving").get("port").asInt();
+      int lines = 30;
+      AtomicInteger sent = new AtomicInteger();
+      try (Socket s = new Socket("127.0.0.1", port)) {
+        OutputStream out = s.getOutputStream();
+        out.write(("GET / HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        Thread slow = new Thread(() -> {
+          try {
+            for (int i = 0; i < lines; i++) {
+              out.write(("X-Slow-" + i + ": 1\r\n").getBytes(StandardCharsets.US_ASCII));
+              out.flush();
+              sent.incrementAndGet();
+              Thread.sleep(1000);
+            }
+            out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+          } catch (IOException | InterruptedException e) {
+            // cut off: what the test waits for
+          }
+        }, "slow-headers");
+        slow.setDaemon(true);
+        slow.start();
+        byte[] answer;
+        try {
+          answer = s.getInputStream().readAllBytes();
+        } catch (IOException reset) {
+          answer = new byte[0];
+        }
+        slow.interrupt();
+        assertThat(new String(answer, StandardCharsets.UTF_8)).as("no answer").doesNotContain("HTTP/1.1 200");
+        assertThat(sent.get()).as("cut off before the headers ended").isLessThan(lines);
+      }
+    }
+  }
+
+  /** Opens the URL {@code muster console} printed and waits until the page, logged in, streams. */
+  private static void logIn(String printedUrl) {
+    driver.get(printedUrl);
+    await("logged in").atMost(Duration.ofSeconds(20)).until(() -> text("#conn").equals("live"));
   }
 
   private ChildProcess register(String service, String id, String address, String... more) {

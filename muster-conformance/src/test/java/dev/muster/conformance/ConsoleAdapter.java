@@ -26,7 +26,8 @@ import java.util.Set;
 
 /**
  * The console (a {@link ConsoleServer} in this JVM), read as a browser reads it: its event stream's service page,
- * whose instances in state UP are what it shows as taking calls.
+ * whose instances in state UP are what it shows as taking calls. It logs in as a program does, with the server's
+ * token as a bearer token.
  */
 final class ConsoleAdapter implements Adapter {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -59,8 +60,8 @@ final class ConsoleAdapter implements Adapter {
   @Override
   public Observation observe() {
     try {
-      HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(page).timeout(Duration.ofSeconds(10)).build(),
-          HttpResponse.BodyHandlers.ofInputStream());
+      HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(page).timeout(Duration.ofSeconds(10))
+          .header("Authorization", "Bearer " + console.token()).build(), HttpResponse.BodyHandlers.ofInputStream());
       try (BufferedReader in = new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8))) {
         String event = null;
         for (String line = in.readLine(); line != null; line = in.readLine()) {

@@ -3,16 +3,33 @@ package dev.muster.console;
 import dev.muster.InvalidInputException;
 import dev.muster.registry.Names;
 import dev.muster.sign.TrustedKey;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
- * How {@link ConsoleServer} serves: where it listens, which namespaces it shows, whether it may drain, and how
- * often it asks etcd for what no cache holds. Immutable; {@link #defaults()} or {@link #builder()}, checked in
- * {@link Builder#build()} with messages naming the field and the bad value.
+ * How {@link ConsoleServer} serves: where it listens, who may read it, which namespaces it shows, whether it may
+ * drain, and how often it asks etcd for what no cache holds. Immutable; {@link #defaults()} or {@link #builder()},
+ * checked in {@link Builder#build()} with messages naming the field and the bad value ({@link #toString()} and the
+ * messages never show the token).
+ *
+ * <p>Authentication is always on, loopback too: every {@code /api/*} request needs the token, either as the
+ * session cookie the page gets from {@code POST /api/login} (the printed {@link ConsoleServer#loginUrl()} logs in
+ * by itself) or as {@code Authorization: Bearer TOKEN} (for programs). The token is {@link #token()}, or a random
+ * 32-byte one per start ({@link ConsoleServer#token()}) when none is given. A request whose {@code Host} is not
+ * one of the console's own names ({@link #allowedHosts()}) is refused with 421, wildcard bind too: a DNS-rebinding
+ * page never reaches the API.
  *
  * @param listen where the HTTP server binds; {@code 127.0.0.1:8080} by default (port 0 picks a free one)
  * @param namespaces the namespaces shown; empty (the default) shows every namespace, as namespaces come and go
@@ -29,12 +46,27 @@ import java.util.Objects;
  * @param maxClients event streams served at once; more get 503; 32
  * @param trustedKeys show only records signed by one of these keys (for their service): an unsigned or forged record
  *     is excluded by the service's cache, counted, and never shown; none (the default): records are not checked
+ * @param token the secret every API request must show; {@code null} (the default): a random one per start.
+ *     At least 16 characters of {@code A-Z a-z 0-9 . _ ~ + / = -}; {@link Builder#tokenFile(Path)} reads one
+ * @param allowedHosts more names the console answers to ({@code NAME}, on the bound port, or {@code NAME:PORT}, as
+ *     a browser sends them in {@code Host}), beyond its own: the bound IP, and on loopback {@code localhost},
+ *     {@code 127.0.0.1} and {@code [::1]}; on a wildcard bind, loopback's and every local interface's address
+ * @param showLeases whether the service page shows each instance's etcd lease id (TTLs are always shown); off by
+ *     default: a lease id lets anyone who can write to etcd revoke the instance's registration
+ * @param readTimeout how long a request may take to arrive, headers and body (a body sent a byte a second is cut
+ *     off); whole seconds, at least 1; 10 s. Enforced by the JDK server's {@code sun.net.httpserver.maxReqTime},
+ *     which the first console in a JVM sets when it is unset, and which the JDK reads once per JVM
  */
 public record ConsoleConfig(InetSocketAddress listen, List<String> namespaces, boolean allowDrain, long quota,
     Duration directoryRefresh, Duration leaseRefresh, Duration clusterRefresh, int eventCapacity, int maxClients,
-    List<TrustedKey> trustedKeys) {
+    List<TrustedKey> trustedKeys, String token, List<String> allowedHosts, boolean showLeases,
+    Duration readTimeout) {
   /** etcd's default backend quota, 2 GiB. */
   public static final long DEFAULT_QUOTA = 2L * 1024 * 1024 * 1024;
+
+  private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9._~+/=-]{16,512}");
+  private static final Pattern HOST = Pattern.compile(
+      "(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(:[0-9]{1,5})?");
 
   public ConsoleConfig {
     Objects.requireNonNull(listen, "listen");
@@ -52,6 +84,32 @@ public record ConsoleConfig(InetSocketAddress listen, List<String> namespaces, b
     requirePositive("clusterRefresh", clusterRefresh);
     requirePositive("eventCapacity", eventCapacity);
     requirePositive("maxClients", maxClients);
+    if (token != null && !TOKEN.matcher(token).matches()) {
+      throw InvalidInputException.withMessage("token", "(hidden)", "token (hidden, " + token.length()
+          + " characters) is not usable: give at least 16 characters of A-Z a-z 0-9 . _ ~ + / = -, such as the"
+          + " output of openssl rand -hex 32");
+    }
+    allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
+    for (String h : allowedHosts) {
+      if (!HOST.matcher(h).matches()) {
+        throw new InvalidInputException("allowedHosts", h, "give a host name or IP as a browser sends it in the"
+            + " Host header, with or without :PORT, such as console.example.com or console.example.com:8080");
+      }
+    }
+    requirePositive("readTimeout", readTimeout);
+    if (readTimeout.toMillis() % 1000 != 0) {
+      throw new InvalidInputException("readTimeout", readTimeout, "use whole seconds, such as 10s");
+    }
+  }
+
+  /** As the record's, with the token hidden. */
+  @Override
+  public String toString() {
+    return "ConsoleConfig[listen=" + listen + ", namespaces=" + namespaces + ", allowDrain=" + allowDrain
+        + ", quota=" + quota + ", directoryRefresh=" + directoryRefresh + ", leaseRefresh=" + leaseRefresh
+        + ", clusterRefresh=" + clusterRefresh + ", eventCapacity=" + eventCapacity + ", maxClients=" + maxClients
+        + ", trustedKeys=" + trustedKeys + ", token=" + (token == null ? "random per start" : "(hidden)")
+        + ", allowedHosts=" + allowedHosts + ", showLeases=" + showLeases + ", readTimeout=" + readTimeout + "]";
   }
 
   public static ConsoleConfig defaults() {
@@ -74,6 +132,10 @@ public record ConsoleConfig(InetSocketAddress listen, List<String> namespaces, b
     b.eventCapacity = eventCapacity;
     b.maxClients = maxClients;
     b.trustedKeys = trustedKeys;
+    b.token = token;
+    b.allowedHosts = allowedHosts;
+    b.showLeases = showLeases;
+    b.readTimeout = readTimeout;
     return b;
   }
 
@@ -102,6 +164,10 @@ public record ConsoleConfig(InetSocketAddress listen, List<String> namespaces, b
     private int eventCapacity = 500;
     private int maxClients = 32;
     private List<TrustedKey> trustedKeys = List.of();
+    private String token;
+    private List<String> allowedHosts = List.of();
+    private boolean showLeases;
+    private Duration readTimeout = Duration.ofSeconds(10);
 
     private Builder() {}
 
@@ -156,6 +222,42 @@ public record ConsoleConfig(InetSocketAddress listen, List<String> namespaces, b
       return this;
     }
 
+    /** The secret API requests must show; {@code null} (the default): a random one per start. */
+    public Builder token(String token) {
+      this.token = token;
+      return this;
+    }
+
+    /**
+     * The token from the first line of {@code file}, read now. Like a private key, the file must be its owner's
+     * alone: on a file system with POSIX permissions, a file its group or others may use is refused.
+     *
+     * @throws InvalidInputException (field {@code tokenFile}) naming the file: missing, unreadable, open to
+     *     others (with the {@code chmod 600} that fixes it), or empty
+     */
+    public Builder tokenFile(Path file) {
+      this.token = readToken(Objects.requireNonNull(file, "file"));
+      return this;
+    }
+
+    /** More names the console answers to, as browsers send them in {@code Host}: {@code NAME} or {@code NAME:PORT}. */
+    public Builder allowedHosts(List<String> hosts) {
+      this.allowedHosts = hosts;
+      return this;
+    }
+
+    /** Show each instance's etcd lease id on the service page (hidden by default). */
+    public Builder showLeases(boolean showLeases) {
+      this.showLeases = showLeases;
+      return this;
+    }
+
+    /** How long a request may take to arrive, headers and body; whole seconds; 10 s. */
+    public Builder readTimeout(Duration timeout) {
+      this.readTimeout = timeout;
+      return this;
+    }
+
     public ConsoleConfig build() {
       if (listen == null) {
         throw new InvalidInputException("listen", "null", "give an address such as 127.0.0.1:8080");
@@ -167,7 +269,40 @@ public record ConsoleConfig(InetSocketAddress listen, List<String> namespaces, b
         throw new InvalidInputException("namespaces", "null", "give an empty list for every namespace");
       }
       return new ConsoleConfig(listen, namespaces, allowDrain, quota, directoryRefresh, leaseRefresh, clusterRefresh,
-          eventCapacity, maxClients, trustedKeys);
+          eventCapacity, maxClients, trustedKeys, token, allowedHosts, showLeases, readTimeout);
     }
+  }
+
+  private static String readToken(Path file) {
+    String text;
+    try {
+      text = Files.readString(file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new InvalidInputException("tokenFile", file.toString(), "cannot be read (" + e.getClass().getSimpleName()
+          + (e.getMessage() == null ? "" : ": " + e.getMessage()) + "): give a readable file holding the token");
+    }
+    try {
+      Set<PosixFilePermission> perms = Files.getPosixFilePermissions(file);
+      Set<PosixFilePermission> others = EnumSet.copyOf(perms);
+      others.removeAll(EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE,
+          PosixFilePermission.OWNER_EXECUTE));
+      if (!others.isEmpty()) {
+        throw new InvalidInputException("tokenFile", file.toString(), "the token is open to others ("
+            + PosixFilePermissions.toString(perms) + "): make it the owner's alone with chmod 600 " + file);
+      }
+    } catch (UnsupportedOperationException | IOException e) {
+      // no POSIX permissions here: nothing to check
+    }
+    String line = text.lines().findFirst().orElse("").strip();
+    if (line.isEmpty()) {
+      throw new InvalidInputException("tokenFile", file.toString(), "is empty: write the token on its first line,"
+          + " such as with openssl rand -hex 32 > " + file);
+    }
+    if (!TOKEN.matcher(line).matches()) {
+      throw InvalidInputException.withMessage("tokenFile", file.toString(), "tokenFile " + file + ": its first line"
+          + " (" + line.length() + " characters) is not a usable token: give at least 16 characters of"
+          + " A-Z a-z 0-9 . _ ~ + / = -, such as the output of openssl rand -hex 32");
+    }
+    return line;
   }
 }

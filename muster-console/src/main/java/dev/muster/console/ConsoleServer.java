@@ -7,6 +7,8 @@ import dev.muster.metrics.MusterMeters;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Objects;
 
@@ -19,9 +21,12 @@ import java.util.Objects;
  * try (EtcdRegistry registry = EtcdRegistry.connect(config);
  *      EtcdMaintenance etcd = EtcdMaintenance.connect(config);
  *      ConsoleServer console = ConsoleServer.start(registry, etcd, ConsoleConfig.defaults())) {
- *   System.out.println(console.url());
+ *   System.out.println(console.loginUrl()); // http://127.0.0.1:8080/#token=...: opening it logs in
  * }
  * }</pre>
+ *
+ * <p>Every {@code /api/*} request needs {@link #token()}: the page trades it for a session cookie; a program sends
+ * {@code Authorization: Bearer TOKEN}. See {@link ConsoleConfig} for what else is refused.
  *
  * <p>Thread-safe. {@link #start} returns once the server listens; closing stops the server and its threads and
  * closes its caches, not the registry or the maintenance client given to it.
@@ -62,8 +67,21 @@ public final class ConsoleServer implements AutoCloseable {
   }
 
   /**
-   * Binds the console's meters: {@code muster.console.answers} by HTTP {@code status} (200, 400, 403, 404, 405,
-   * 409, 421, 500, 503, other; an event stream counts when it ends), {@code muster.console.drains}, the gauges
+   * {@code http://IP:PORT/#token=TOKEN}: opening it logs the browser in (the token is in the fragment, which the
+   * browser never sends; the page trades it for a session cookie and drops it from the address bar).
+   */
+  public URI loginUrl() {
+    return URI.create(url() + "#token=" + URLEncoder.encode(token(), StandardCharsets.UTF_8));
+  }
+
+  /** The secret every API request must show: {@link ConsoleConfig#token()}, or the one drawn at start. */
+  public String token() {
+    return runtime.token();
+  }
+
+  /**
+   * Binds the console's meters: {@code muster.console.answers} by HTTP {@code status} (200, 400, 401, 403, 404,
+   * 405, 409, 421, 500, 503, other; an event stream counts when it ends), {@code muster.console.drains}, the gauges
    * {@code muster.console.streams} (event streams open), {@code muster.console.services} (services watched) and
    * {@code muster.console.records.rejected} (records the watched services' caches excluded: forged, unsigned or
    * malformed). Pull-based: serving counts as it did before; closing the binding removes the meters. Needs

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.LongAdder;
 public final class ConsoleCounters {
   /** Every status the console answers with; anything else is counted as {@code other}. */
   public static final List<String> STATUSES =
-      List.of("200", "400", "403", "404", "405", "409", "421", "500", "503", "other");
+      List.of("200", "400", "401", "403", "404", "405", "409", "421", "500", "503", "other");
 
   private final LongAdder[] byStatus = new LongAdder[STATUSES.size()];
   private final LongAdder drains = new LongAdder();
@@ -25,14 +25,15 @@ public final class ConsoleCounters {
     int i = switch (status) {
       case 200 -> 0;
       case 400 -> 1;
-      case 403 -> 2;
-      case 404 -> 3;
-      case 405 -> 4;
-      case 409 -> 5;
-      case 421 -> 6;
-      case 500 -> 7;
-      case 503 -> 8;
-      default -> 9;
+      case 401 -> 2;
+      case 403 -> 3;
+      case 404 -> 4;
+      case 405 -> 5;
+      case 409 -> 6;
+      case 421 -> 7;
+      case 500 -> 8;
+      case 503 -> 9;
+      default -> 10;
     };
     byStatus[i].increment();
   }

@@ -35,13 +35,15 @@ final class Pump {
   private final EventRing ring;
   private final EtcdReader reader;
   private final long quota;
+  private final boolean showLeases;
   private final Clock clock;
   private final ScheduledExecutorService thread;
   private final Set<StreamClient> clients = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean queued = new AtomicBoolean();
 
-  Pump(ConsoleServices directory, EventRing ring, EtcdReader reader, long quota, Clock clock,
+  Pump(ConsoleServices directory, EventRing ring, EtcdReader reader, long quota, boolean showLeases, Clock clock,
       ScheduledExecutorService thread) {
+    this.showLeases = showLeases;
     this.directory = directory;
     this.ring = ring;
     this.reader = reader;
@@ -171,7 +173,7 @@ final class Pump {
         ConsoleServices.Watched w = directory.service(v.namespace(), v.service());
         EndpointCache cache = w == null ? null : w.cache();
         return Views.service(v.namespace(), v.service(), cache == null ? EndpointSet.EMPTY : cache.current(),
-            cache != null, reader.leases(v.namespace(), v.service()).orElse(null), now);
+            cache != null, reader.leases(v.namespace(), v.service()).orElse(null), showLeases, now);
       }
       case "cluster":
         return Views.cluster(reader.cluster().orElse(null), quota);

@@ -14,7 +14,7 @@ import java.util.TreeMap;
 
 /**
  * The JSON each page renders, built from immutable inputs: the overview (namespaces, services, counts by state
- * and version), one service's instances (with lease id and TTL left), the cluster, the events and the stale
+ * and version), one service's instances (with TTL left, and the lease id when asked for), the cluster, the events and the stale
  * banner. Values are copied as they are; escaping is the page's job, which inserts them as text only.
  *
  * <p>Stateless and thread-safe (the pump thread calls it).
@@ -71,9 +71,12 @@ final class Views {
     return root;
   }
 
-  /** One service's instances; a lease's TTL left is what was read minus the time since, never below 0. */
+  /**
+   * One service's instances; a lease's TTL left is what was read minus the time since, never below 0. The lease id
+   * only when {@code showLeases}: with it, anyone who may write to etcd can revoke the instance's registration.
+   */
   static ObjectNode service(String namespace, String service, EndpointSet set, boolean known,
-      EtcdReader.ServiceLeases leases, Instant now) {
+      EtcdReader.ServiceLeases leases, boolean showLeases, Instant now) {
     ObjectNode root = JSON.createObjectNode();
     root.put("namespace", namespace);
     root.put("service", service);
@@ -97,7 +100,9 @@ final class Views {
       o.put("registeredAt", i.registeredAt() == null ? "" : i.registeredAt().toString());
       EtcdReader.LeaseInfo lease = leases == null ? null : leases.byInstance().get(i.key().path());
       if (lease != null) {
-        o.put("lease", lease.id() == 0 ? "none" : Long.toHexString(lease.id()));
+        if (showLeases) {
+          o.put("lease", lease.id() == 0 ? "none" : Long.toHexString(lease.id()));
+        }
         long left = lease.left().minus(Duration.between(lease.readAt(), now)).toSeconds();
         o.put("ttlLeft", Math.max(0, left));
         o.put("ttlGranted", lease.granted().toSeconds());

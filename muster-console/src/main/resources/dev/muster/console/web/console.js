@@ -55,7 +55,7 @@
     if (r.page === 'service') { q.set('ns', r.ns); q.set('service', r.service); }
     source = new EventSource('/api/stream?' + q.toString());
     source.addEventListener('open', () => { conn.textContent = 'live'; });
-    source.addEventListener('error', () => { conn.textContent = 'reconnecting to the console…'; });
+    source.addEventListener('error', () => { conn.textContent = 'reconnecting to the console…'; checkSession(); });
     source.addEventListener('state', m => render(r, JSON.parse(m.data)));
     source.addEventListener('events', m => addEvents(JSON.parse(m.data)));
   }
@@ -127,7 +127,9 @@
     }
     let body = box.querySelector('tbody');
     if (!body) {
-      const headers = ['Id', 'Address', 'State', 'Zone', 'Weight', 'Version', 'Tags', 'Metadata', 'Lease', 'TTL left', 'Registered at'];
+      const headers = ['Id', 'Address', 'State', 'Zone', 'Weight', 'Version', 'Tags', 'Metadata'];
+      if (session.showLeases) headers.push('Lease');
+      headers.push('TTL left', 'Registered at');
       if (session.allowDrain) headers.push('');
       box.replaceChildren(table(headers, []));
       body = box.querySelector('tbody');
@@ -137,7 +139,7 @@
       const sig = JSON.stringify(Object.assign({}, i, { lease: undefined, ttlLeft: undefined, ttlGranted: undefined }));
       let r = old.get(i.version + '/' + i.id);
       if (!r || r.dataset.sig !== sig) return instanceRow(d, i, sig);
-      r.querySelector('td.lease').textContent = lease(i);
+      if (session.showLeases) r.querySelector('td.lease').textContent = lease(i);
       r.querySelector('td.ttl').textContent = ttl(i);
       return r;
     });
@@ -159,7 +161,7 @@
       el('td', { class: 'state state-' + i.state, text: i.state }), el('td', { text: i.zone || '—' }),
       el('td', { class: 'num', text: String(i.weight) }), el('td', { text: i.version }),
       el('td', {}, ...(i.tags || []).map(t => el('span', { class: 'chip', text: t }))), meta,
-      el('td', { class: 'mono lease', text: lease(i) }),
+      session.showLeases ? el('td', { class: 'mono lease', text: lease(i) }) : null,
       el('td', { class: 'num ttl', text: ttl(i) }),
       el('td', { class: 'mono when', text: i.registeredAt ? i.registeredAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '—' })];
     if (session.allowDrain) {
@@ -171,7 +173,7 @@
       }
       cells.push(td);
     }
-    const r = el('tr', { 'data-id': i.id, 'data-version': i.version }, ...cells);
+    const r = el('tr', { 'data-id': i.id, 'data-version': i.version }, ...cells.filter(c => c));
     r.dataset.key = i.version + '/' + i.id;
     r.dataset.sig = sig;
     return r;
@@ -250,6 +252,64 @@
     main.replaceChildren(...nodes);
   }
 
-  fetch('/api/session', { credentials: 'same-origin' }).then(r => r.json()).then(s => { session = s; }).catch(() => {})
-    .finally(() => { window.addEventListener('hashchange', open); open(); });
+  // Logging in: the token never goes to the server in a URL. The printed URL carries it in the fragment (which the
+  // browser does not send); the page posts it to /api/login, which answers with an HttpOnly session cookie, and
+  // drops it from the address bar and the history. Without it, or when the console restarted with another token,
+  // the login form asks for it.
+  const loginForm = document.getElementById('login');
+  const loginError = document.getElementById('login-error');
+  let started = false;
+
+  async function login(token) {
+    const res = await fetch('/api/login', {
+      method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ token: token })
+    });
+    if (res.ok) return null;
+    const body = await res.json().catch(() => ({ error: 'HTTP ' + res.status }));
+    return body.error || ('HTTP ' + res.status);
+  }
+
+  function askLogin(problem) {
+    if (source) { source.close(); source = null; }
+    conn.textContent = 'logged out';
+    main.replaceChildren();
+    loginError.textContent = problem || '';
+    loginError.hidden = !problem;
+    loginForm.hidden = false;
+    document.getElementById('login-token').focus();
+  }
+
+  async function checkSession() {
+    const res = await fetch('/api/session', { credentials: 'same-origin' }).catch(() => null);
+    if (res && res.status === 401) askLogin('The console no longer knows this browser (was it restarted?): log in again.');
+  }
+
+  async function begin() {
+    const res = await fetch('/api/session', { credentials: 'same-origin' }).catch(() => null);
+    if (!res) { conn.textContent = 'cannot reach the console'; return; }
+    if (res.status === 401) { askLogin(); return; }
+    session = await res.json();
+    loginForm.hidden = true;
+    if (!started) { started = true; window.addEventListener('hashchange', open); }
+    open();
+  }
+
+  loginForm.addEventListener('submit', async ev => {
+    ev.preventDefault();
+    const input = document.getElementById('login-token');
+    const problem = await login(input.value.trim());
+    input.value = '';
+    if (problem) askLogin(problem); else begin();
+  });
+
+  (async () => {
+    const m = location.hash.match(/^#token=([^&]*)/);
+    if (m) {
+      history.replaceState(null, '', location.pathname + location.search + '#/');
+      const problem = await login(decodeURIComponent(m[1]));
+      if (problem) { askLogin('The token in the URL was refused: ' + problem); return; }
+    }
+    begin();
+  })();
 })();

@@ -39,7 +39,7 @@ class ViewsTest {
     EtcdReader.ServiceLeases leases = new EtcdReader.ServiceLeases(Map.of(a.key().path(),
         new EtcdReader.LeaseInfo(0x1f, Duration.ofSeconds(10), Duration.ofSeconds(8), NOW.minusSeconds(3))),
         NOW.minusSeconds(3), null);
-    JsonNode s = Views.service("default", "shop", EndpointSet.of(9, List.of(a, b)), true, leases, NOW);
+    JsonNode s = Views.service("default", "shop", EndpointSet.of(9, List.of(a, b)), true, leases, true, NOW);
     JsonNode first = s.at("/instances/0");
     assertThat(first.get("metadata").get("note").asText()).isEqualTo("<img src=x onerror=alert(1)>");
     assertThat(first.get("address").asText()).isEqualTo("10.0.0.1:80");
@@ -51,6 +51,17 @@ class ViewsTest {
     JsonNode second = s.at("/instances/1");
     assertThat(second.get("state").asText()).isEqualTo("DRAINING");
     assertThat(second.has("lease")).as("not read yet").isFalse();
+  }
+
+  @Test
+  void leaseIdsAreLeftOutUnlessAskedForAndTheTtlStays() {
+    EtcdReader.ServiceLeases leases = new EtcdReader.ServiceLeases(Map.of(a.key().path(),
+        new EtcdReader.LeaseInfo(0x1f, Duration.ofSeconds(10), Duration.ofSeconds(8), NOW.minusSeconds(3))),
+        NOW.minusSeconds(3), null);
+    JsonNode first = Views.service("default", "shop", EndpointSet.of(9, List.of(a)), true, leases, false, NOW)
+        .at("/instances/0");
+    assertThat(first.has("lease")).isFalse();
+    assertThat(first.get("ttlLeft").asLong()).isEqualTo(5);
   }
 
   @Test
