@@ -66,9 +66,17 @@ final class LsCommand implements Callable<Integer> {
       }
       Tables.printAligned(out, rows);
     }
-    listing.problems().forEach(p -> out.println("! " + p.key() + ": " + p.reason()));
+    listing.problems().forEach(p -> out.println("! " + printable(p.key()) + ": " + p.reason()));
     out.flush();
     return 0;
+  }
+
+  /** {@code key} with its control characters escaped (a line feed as backslash-n): a key cannot forge a line. */
+  static String printable(String key) {
+    StringBuilder out = new StringBuilder(key.length());
+    key.chars().forEach(c -> out.append(c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t"
+        : Character.isISOControl(c) ? String.format("\\u%04x", c) : String.valueOf((char) c)));
+    return out.toString();
   }
 
   /** {@code host:port}, with an IPv6 literal in brackets so the port stays readable. */

@@ -30,6 +30,7 @@ class LsCommandIT {
       put(client, prefix + "good-1", "{\"schema\":1,\"address\":\"fd00::7\",\"port\":8443,\"state\":\"DRAINING\","
           + "\"weight\":5,\"tags\":[\"canary\"],\"metadata\":{\"team\":\"x\"}}");
       put(client, prefix + "bad-1", "{\"address\":\"10.0.0.9\",\"port\":\"80\"}");
+      put(client, prefix + "evil\nmuster: a forged line", "{}"); // a key that would print a line of its own
     }
     try (ChildProcess ls = MusterJar.run(EXIT, "ls", service, "--namespace", "blue", "--endpoints",
         etcd.endpointsString())) {
@@ -39,7 +40,8 @@ class LsCommandIT {
       assertThat(out.get(1).indexOf("ADDRESS")).isEqualTo(out.get(2).indexOf("[fd00::7]:8443"));
       assertThat(out.get(2)).contains(service, "v2", "good-1", "DRAINING", "5", "-");
       assertThat(out.get(3)).startsWith("! " + prefix + "bad-1: ").contains("\"port\"");
-      assertThat(out).hasSize(4);
+      assertThat(out.get(4)).startsWith("! " + prefix + "evil\\nmuster: a forged line: ");
+      assertThat(out).hasSize(5).noneMatch(line -> line.startsWith("muster: a forged line"));
     }
     try (ChildProcess ls = MusterJar.run(EXIT, "ls", service, "--json", "--namespace", "blue", "--endpoints",
         etcd.endpointsString())) {
