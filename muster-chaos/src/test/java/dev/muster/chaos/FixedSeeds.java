@@ -2,6 +2,7 @@ package dev.muster.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.muster.sign.SigningKey;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -32,9 +33,15 @@ final class FixedSeeds {
    * {@code upgradeFrom} when it is not null, and asserts every step kept every invariant. Returns what it printed.
    */
   static String run(List<Long> seeds, int members, int parallel, Path upgradeFrom, Path out) throws Exception {
+    return run(seeds, members, parallel, upgradeFrom, null, out);
+  }
+
+  /** As above, every record the run writes signed by {@code signingKey} (null: none), every cache trusting it. */
+  static String run(List<Long> seeds, int members, int parallel, Path upgradeFrom, SigningKey signingKey, Path out)
+      throws Exception {
     ByteArrayOutputStream progress = new ByteArrayOutputStream();
     ChaosConfig config = new ChaosConfig(0, 0, seeds, 20, members, parallel, Duration.ofSeconds(60), out, true,
-        false, upgradeFrom, null);
+        false, upgradeFrom, signingKey);
 
     Chaos.Outcome outcome = new Chaos(config, new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
 
