@@ -52,6 +52,12 @@ class EtcdOptions {
           + " password flag: a password on the command line shows in ps and in shell history.")
   Path passwordFile;
 
+  @Option(names = "--insecure-credentials",
+      description = "Send --user's password over http:// endpoints that are not all loopback (127.0.0.0/8, ::1,"
+          + " localhost), where anyone on the path can read it (default: refused; $MUSTER_INSECURE_CREDENTIALS=true)."
+          + " Use https:// endpoints instead.")
+  boolean insecureCredentials;
+
   @Option(names = "--request-timeout", paramLabel = "D", converter = DurationConverter.class,
       description = "Deadline of each etcd call the command makes itself (a registration's and a cache's loops keep"
           + " their own), connecting, the TLS handshake and authentication included (default:"
@@ -98,6 +104,11 @@ class EtcdOptions {
     if (etcdUser != null) {
       b.credentials(etcdUser, secret);
     }
+    String insecure = blankToNull(env.apply("MUSTER_INSECURE_CREDENTIALS"));
+    if (insecure != null && !insecure.equalsIgnoreCase("true") && !insecure.equalsIgnoreCase("false")) {
+      throw new Errors.UsageException("MUSTER_INSECURE_CREDENTIALS=" + insecure + ": use true or false");
+    }
+    b.allowInsecureCredentials(insecureCredentials || Boolean.parseBoolean(insecure));
     b.requestTimeout(duration(requestTimeout, "MUSTER_REQUEST_TIMEOUT", env, DEFAULT_REQUEST_TIMEOUT));
     return b.build();
   }

@@ -50,6 +50,23 @@ class CommonOptionsTest {
   }
 
   @Test
+  void aPasswordOverPlainHttpBeyondLoopbackNeedsInsecureCredentials() throws Exception {
+    Path secret = Files.writeString(dir.resolve("pw"), "s3cret\n");
+    CommonOptions options = new CommonOptions();
+    options.endpoints = "http://10.0.0.1:2379";
+    options.user = "orders";
+    options.passwordFile = secret;
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> options.etcdConfig(Map.<String, String>of()::get))
+        .isInstanceOf(InvalidInputException.class).hasMessageContaining("--insecure-credentials")
+        .hasMessageNotContaining("s3cret");
+    assertThat(options.etcdConfig(Map.of("MUSTER_INSECURE_CREDENTIALS", "true")::get).allowInsecureCredentials())
+        .isTrue();
+    options.insecureCredentials = true;
+    assertThat(options.etcdConfig(Map.<String, String>of()::get).sendsCredentialsInClear()).isTrue();
+  }
+
+  @Test
   void theRequestTimeoutComesFromTheFlagElseTheEnvironmentElseFiveSeconds() {
     Map<String, String> env = Map.of("MUSTER_REQUEST_TIMEOUT", "8s");
     CommonOptions options = new CommonOptions();

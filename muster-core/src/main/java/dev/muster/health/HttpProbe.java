@@ -16,6 +16,12 @@ import java.util.concurrent.Executor;
  * HTTP GET of the configured path on each endpoint (plain HTTP), with the JDK's {@link HttpClient} running on the
  * prober's pool. Passes when the status is in the expected range; redirects are not followed; the body is
  * discarded. Thread-safe.
+ *
+ * <p>Plain HTTP on purpose, also for a service called over {@code https}: a probe carries no credentials (no
+ * {@code Authorization}, no cookie, only its {@code User-Agent}), so nothing secret can leak in clear, and the
+ * caller's own calls keep their scheme (see {@code MusterHttp}). A provider that serves TLS only is probed with
+ * {@code tcp} (its port accepts connections) or on a plain health port; an {@code https:} probe kind, with the
+ * caller's trust store, is not built (docs/design-security2.md, item 2).
  */
 final class HttpProbe implements Probe {
   private final ProbeConfig config;

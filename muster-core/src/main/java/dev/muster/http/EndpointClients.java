@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,6 +22,10 @@ import org.slf4j.LoggerFactory;
  * thread ends then) or by the JDK's keep-alive timeout ({@code jdk.httpclient.keepalive.timeout}). Each client
  * has one selector thread, so this suits tens to hundreds of endpoints per service, not tens of thousands.
  *
+ * <p>Each client makes {@code https} requests with the caller's {@link SSLContext} and {@link SSLParameters}
+ * (null: the JDK's defaults); an {@code http} request is never upgraded nor an {@code https} one downgraded here:
+ * the URI's scheme, which {@link MusterHttp} keeps from the caller's request, decides.
+ *
  * <p>Thread-safe: a concurrent map of entries with atomic in-flight counters.
  */
 final class EndpointClients {
@@ -27,6 +33,8 @@ final class EndpointClients {
   private static final Method CLOSE = closeMethod();
 
   private final Duration connectTimeout;
+  private final SSLContext sslContext;
+  private final SSLParameters sslParameters;
   private final Map<InstanceKey, Entry> clients = new ConcurrentHashMap<>();
 
   /** A client and the requests in flight on it. */
@@ -40,19 +48,31 @@ final class EndpointClients {
     }
   }
 
-  EndpointClients(Duration connectTimeout) {
+  EndpointClients(Duration connectTimeout, SSLContext sslContext, SSLParameters sslParameters) {
     this.connectTimeout = connectTimeout;
+    this.sslContext = sslContext;
+    this.sslParameters = sslParameters;
   }
 
   /** The endpoint's client, with one more request counted in flight; pair with {@link #done}. */
   Entry acquire(InstanceKey key) {
-    Entry e = clients.computeIfAbsent(key, k -> new Entry(HttpClient.newBuilder()
-        .version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(connectTimeout)
-        .followRedirects(HttpClient.Redirect.NEVER)
-        .build()));
+    Entry e = clients.computeIfAbsent(key, k -> new Entry(newClient()));
     e.inFlight.incrementAndGet();
     return e;
+  }
+
+  private HttpClient newClient() {
+    HttpClient.Builder b = HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(connectTimeout)
+        .followRedirects(HttpClient.Redirect.NEVER); // a redirect could lead an https call to an http URL
+    if (sslContext != null) {
+      b.sslContext(sslContext);
+    }
+    if (sslParameters != null) {
+      b.sslParameters(sslParameters);
+    }
+    return b.build();
   }
 
   void done(InstanceKey key, Entry e) {

@@ -18,6 +18,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -45,8 +46,10 @@ import java.util.function.Function;
  *     HttpRequest.newBuilder(URI.create("http://orders/hello")).GET().build(), Idempotent.YES).join();
  * }</pre>
  *
- * <p>The request's scheme, host and port are replaced by the picked endpoint's address; its raw (still encoded) path
- * and query, method, headers and body are kept. A status of 500 or more counts toward {@code consecutive5xx} and is
+ * <p>The request's host and port are replaced by the picked endpoint's address; its scheme ({@code http} or
+ * {@code https}, never changed: an {@code https} call is never sent in clear), raw (still encoded) path and query,
+ * method, headers and body are kept. An {@code https} call checks the provider's certificate with
+ * {@link HttpCallConfig#sslContext()} (default: the JVM's trusted CAs) against the endpoint's registered address. A status of 500 or more counts toward {@code consecutive5xx} and is
  * returned as the call's value; a refused or reset connection or an attempt timeout counts as a local-origin
  * failure.
  *
@@ -104,13 +107,15 @@ public final class MusterHttp implements AutoCloseable {
   }
 
   /**
-   * Calls {@code service} with {@code request} (its host is replaced by the picked endpoint's). Throws
-   * {@link IllegalStateException} once this MusterHttp is closed.
+   * Calls {@code service} with {@code request} (its host is replaced by the picked endpoint's, its scheme kept).
+   * Throws {@link InvalidInputException} for a scheme other than {@code http} or {@code https} (before any attempt)
+   * and {@link IllegalStateException} once this MusterHttp is closed.
    */
   public CompletableFuture<CallResult<HttpResponse<String>>> call(String service, HttpRequest request,
       Idempotent idempotent) {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(idempotent, "idempotent");
+    requireHttpScheme(request.uri());
     CompletableFuture<ServiceCalls> opening = opened(service);
     if (opening.isDone() && !opening.isCompletedExceptionally()) {
       return opening.join().call(request, idempotent); // the usual case: cancelling the result stops retries
@@ -118,7 +123,10 @@ public final class MusterHttp implements AutoCloseable {
     return opening.thenCompose(calls -> calls.call(request, idempotent));
   }
 
-  /** {@code GET path} on {@code service}; {@code path} may carry a query and is sent as given (still encoded). */
+  /**
+   * {@code GET path} on {@code service} over plain {@code http}; {@code path} may carry a query and is sent as given
+   * (still encoded). For {@code https}, {@link #call} with an {@code https://service/path} request.
+   */
   public CompletableFuture<CallResult<HttpResponse<String>>> get(String service, String path, Idempotent idempotent) {
     return call(service, HttpRequest.newBuilder(uriFor(service, path)).GET().build(), idempotent);
   }
@@ -215,14 +223,26 @@ public final class MusterHttp implements AutoCloseable {
     }
   }
 
+  /** Refuses, in one line, a request whose scheme is neither http nor https: there is no safe way to send it. */
+  private static void requireHttpScheme(URI uri) {
+    String scheme = uri.getScheme();
+    if (!"http".equalsIgnoreCase(scheme) && !"https".equalsIgnoreCase(scheme)) {
+      throw new InvalidInputException("request URI scheme", scheme == null ? "" : scheme,
+          "write the request as http://SERVICE/PATH or https://SERVICE/PATH (https for TLS)");
+    }
+  }
+
   /**
-   * {@code target}'s address with {@code template}'s raw path and query, unchanged: decoding and re-encoding them
-   * would turn {@code %2F} into a path separator and {@code %26} into a query separator.
+   * {@code target}'s address with {@code template}'s scheme and raw path and query, unchanged: an {@code https}
+   * call stays {@code https} (never sent in clear), and decoding and re-encoding the path and query would turn
+   * {@code %2F} into a path separator and {@code %26} into a query separator.
    */
   static URI targetUri(URI template, Instance target) throws URISyntaxException {
+    requireHttpScheme(template);
+    String scheme = template.getScheme().toLowerCase(Locale.ROOT);
     String rawPath = template.getRawPath() == null || template.getRawPath().isEmpty() ? "/" : template.getRawPath();
     String rawQuery = template.getRawQuery();
-    URI base = new URI("http", null, target.address(), target.port(), null, null, null); // brackets an IPv6 literal
+    URI base = new URI(scheme, null, target.address(), target.port(), null, null, null); // brackets an IPv6 literal
     return new URI(base + rawPath + (rawQuery == null ? "" : "?" + rawQuery));
   }
 
@@ -234,7 +254,8 @@ public final class MusterHttp implements AutoCloseable {
 
     ServiceCalls(String service, EndpointCache cache) {
       this.cache = cache;
-      this.clients = new EndpointClients(config.retry().attemptTimeout());
+      this.clients = new EndpointClients(config.retry().attemptTimeout(), config.sslContext(),
+          config.sslParameters());
       MusterClient.Builder builder = MusterClient.builder(cache).service(service);
       if (config.probe() != null) {
         if (config.probeFactory() != null) {

@@ -35,9 +35,12 @@ import java.util.Optional;
  *     round-robin (default {@value #DEFAULT_WATCH_STREAMS}, from 1 to {@value #MAX_WATCH_STREAMS}): etcd sends one
  *     event's responses to the watches of one stream one after another, so many caches of one service on fewer
  *     streams see a change later (docs/memory-watch-fanout-k.txt); each stream costs about 1.6 kB in the client
+ * @param allowInsecureCredentials whether {@code credentials} may go to {@code http://} endpoints that are not all
+ *     loopback, where the password crosses the network in clear (default false: refused); when set and used, the
+ *     connection logs one WARN naming the risk
  */
 public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration requestTimeout,
-    Credentials credentials, Tls tls, int watchStreams) {
+    Credentials credentials, Tls tls, int watchStreams, boolean allowInsecureCredentials) {
   /** The endpoint used when neither {@code --endpoints} nor {@code MUSTER_ENDPOINTS} says otherwise. */
   public static final String DEFAULT_ENDPOINT = "http://127.0.0.1:2379";
   /** Watch streams per connection unless set (docs/memory-watch-fanout-k.txt). */
@@ -47,7 +50,7 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
 
   /** The keys {@link #fromSettings(Map)} reads. */
   public static final List<String> SETTINGS = List.of("endpoints", "root", "request-timeout", "user", "password",
-      "password-file", "watch-streams");
+      "password-file", "watch-streams", "insecure-credentials");
 
   /**
    * An etcd user and its password; {@link #toString()} never shows the password.
@@ -158,6 +161,12 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
     this(endpoints, layout, requestTimeout, credentials, tls, DEFAULT_WATCH_STREAMS);
   }
 
+  /** Refusing credentials in clear off loopback; kept for callers of the six-component form. */
+  public EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration requestTimeout, Credentials credentials,
+      Tls tls, int watchStreams) {
+    this(endpoints, layout, requestTimeout, credentials, tls, watchStreams, false);
+  }
+
   public EtcdConfig {
     Objects.requireNonNull(endpoints, "endpoints");
     Objects.requireNonNull(layout, "layout");
@@ -181,6 +190,44 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
     if (tls != null && secure == 0) {
       throw new InvalidInputException("endpoints", endpoints.toString(), "use https:// endpoints with TLS"
           + " settings (a CA or a client certificate was given)");
+    }
+    if (credentials != null && secure == 0 && !allowInsecureCredentials && !endpoints.stream()
+        .allMatch(EtcdConfig::isLoopback)) {
+      throw new InvalidInputException("endpoints", endpoints.toString(), "etcd user " + credentials.user()
+          + "'s password would cross the network in clear over http://: use https:// endpoints, or pass"
+          + " --insecure-credentials (allowInsecureCredentials) knowing anyone on the path can read it");
+    }
+  }
+
+  /**
+   * Whether this configuration sends an etcd password in clear beyond this machine: credentials over
+   * {@code http://} endpoints not all loopback (only possible with {@link #allowInsecureCredentials()}).
+   */
+  public boolean sendsCredentialsInClear() {
+    return credentials != null && endpoints.stream().noneMatch(u -> "https".equals(u.getScheme()))
+        && !endpoints.stream().allMatch(EtcdConfig::isLoopback);
+  }
+
+  /**
+   * Whether {@code endpoint}'s host is this machine: {@code localhost}, an address in 127.0.0.0/8 or {@code ::1}.
+   * Literals only; a name is never resolved (what it resolves to may change, and DNS may lie).
+   */
+  static boolean isLoopback(URI endpoint) {
+    String host = endpoint.getHost();
+    if (host == null) {
+      return false;
+    }
+    if (host.equalsIgnoreCase("localhost")) {
+      return true;
+    }
+    boolean ipv6 = host.startsWith("[") && host.endsWith("]");
+    if (!ipv6 && !host.matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
+      return false; // a host name: InetAddress.getByName would resolve it
+    }
+    try {
+      return java.net.InetAddress.getByName(ipv6 ? host.substring(1, host.length() - 1) : host).isLoopbackAddress();
+    } catch (java.net.UnknownHostException e) {
+      return false;
     }
   }
 
@@ -214,6 +261,7 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
     b.credentials = credentials;
     b.tls = tls;
     b.watchStreams = watchStreams;
+    b.allowInsecureCredentials = allowInsecureCredentials;
     return b;
   }
 
@@ -221,7 +269,8 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
    * A configuration from plain settings, as a user keeps them (for example under a prefix of their own
    * properties): {@code endpoints} (comma-separated URLs), {@code root} (key root), {@code request-timeout}
    * ({@code 2s}), {@code user} with {@code password} or {@code password-file} (a file whose first line is the
-   * password), {@code watch-streams} ({@code 8}). A missing key keeps its default.
+   * password), {@code watch-streams} ({@code 8}), {@code insecure-credentials} ({@code true} to allow a password
+   * over {@code http://} endpoints not all loopback; default {@code false}). A missing key keeps its default.
    *
    * @throws InvalidInputException for an unknown key (a misspelt setting is never ignored) or a bad value, named
    */
@@ -250,6 +299,13 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
         throw new InvalidInputException("watch-streams", n, "use a whole number from 1 to " + MAX_WATCH_STREAMS);
       }
     }
+    if (settings.containsKey("insecure-credentials")) {
+      String v = settings.get("insecure-credentials").strip();
+      if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")) {
+        throw new InvalidInputException("insecure-credentials", v, "use true or false (default false)");
+      }
+      b.allowInsecureCredentials(Boolean.parseBoolean(v));
+    }
     String user = settings.get("user");
     String password = settings.get("password");
     String passwordFile = settings.get("password-file");
@@ -277,16 +333,19 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
   }
 
   public EtcdConfig withLayout(RegistryLayout layout) {
-    return new EtcdConfig(endpoints, layout, requestTimeout, credentials, tls, watchStreams);
+    return new EtcdConfig(endpoints, layout, requestTimeout, credentials, tls, watchStreams,
+        allowInsecureCredentials);
   }
 
   public EtcdConfig withRequestTimeout(Duration requestTimeout) {
-    return new EtcdConfig(endpoints, layout, requestTimeout, credentials, tls, watchStreams);
+    return new EtcdConfig(endpoints, layout, requestTimeout, credentials, tls, watchStreams,
+        allowInsecureCredentials);
   }
 
   /** Authenticates as etcd user {@code user} (etcd's simple or JWT tokens; jetcd renews them). */
   public EtcdConfig withCredentials(String user, String password) {
-    return new EtcdConfig(endpoints, layout, requestTimeout, new Credentials(user, password), tls, watchStreams);
+    return new EtcdConfig(endpoints, layout, requestTimeout, new Credentials(user, password), tls, watchStreams,
+        allowInsecureCredentials);
   }
 
   /**
@@ -300,6 +359,7 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
     private Credentials credentials;
     private Tls tls;
     private int watchStreams = DEFAULT_WATCH_STREAMS;
+    private boolean allowInsecureCredentials;
 
     private Builder() {}
 
@@ -363,6 +423,15 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
       return this;
     }
 
+    /**
+     * Allows credentials over {@code http://} endpoints that are not all loopback (default false: refused), where
+     * anyone on the path can read the password; the connection then logs one WARN naming the risk.
+     */
+    public Builder allowInsecureCredentials(boolean allow) {
+      this.allowInsecureCredentials = allow;
+      return this;
+    }
+
     /** Connects without authentication. */
     public Builder noCredentials() {
       this.credentials = null;
@@ -370,7 +439,8 @@ public record EtcdConfig(List<URI> endpoints, RegistryLayout layout, Duration re
     }
 
     public EtcdConfig build() {
-      return new EtcdConfig(endpoints, layout, requestTimeout, credentials, tls, watchStreams);
+      return new EtcdConfig(endpoints, layout, requestTimeout, credentials, tls, watchStreams,
+          allowInsecureCredentials);
     }
   }
 

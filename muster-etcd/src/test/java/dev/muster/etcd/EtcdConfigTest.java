@@ -103,4 +103,39 @@ class EtcdConfigTest {
         .isInstanceOf(InvalidInputException.class).hasMessageContaining("clientKey")
         .hasMessageContaining("together");
   }
+
+  @Test
+  void credentialsOverPlainHttpToAHostBeyondLoopbackAreRefusedInOneLine() {
+    assertThatThrownBy(() -> EtcdConfig.builder().endpoints("http://127.0.0.1:2379,http://10.0.0.2:2379")
+        .credentials("orders", "s3cret").build())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage("endpoints \"[http://127.0.0.1:2379, http://10.0.0.2:2379]\" is invalid: etcd user orders's"
+            + " password would cross the network in clear over http://: use https:// endpoints, or pass"
+            + " --insecure-credentials (allowInsecureCredentials) knowing anyone on the path can read it")
+        .hasMessageNotContaining("s3cret");
+    // A host name is not resolved: etcd.example.com might be anywhere.
+    assertThatThrownBy(() -> EtcdConfig.fromSettings(Map.of("endpoints", "http://etcd.example.com:2379",
+        "user", "orders", "password", "pw"))).isInstanceOf(InvalidInputException.class);
+    assertThatThrownBy(() -> EtcdConfig.builder().endpoints("http://[fd00::1]:2379").build()
+        .withCredentials("orders", "pw")).isInstanceOf(InvalidInputException.class);
+  }
+
+  @Test
+  void credentialsOverPlainHttpAreAcceptedOnLoopbackOverHttpsOrWhenAllowed() {
+    for (String loopback : List.of("http://127.0.0.1:2379", "http://127.9.8.7:2379", "http://localhost:2379",
+        "http://[::1]:2379")) {
+      EtcdConfig c = EtcdConfig.builder().endpoints(loopback).credentials("orders", "pw").build();
+      assertThat(c.sendsCredentialsInClear()).as(loopback).isFalse();
+    }
+    EtcdConfig allowed = EtcdConfig.builder().endpoints("http://10.0.0.1:2379").credentials("orders", "pw")
+        .allowInsecureCredentials(true).build();
+    assertThat(allowed.sendsCredentialsInClear()).isTrue();
+    assertThat(allowed.toBuilder().requestTimeout(Duration.ofSeconds(3)).build().allowInsecureCredentials()).isTrue();
+    assertThat(allowed.withRequestTimeout(Duration.ofSeconds(3)).allowInsecureCredentials()).isTrue();
+    assertThat(EtcdConfig.fromSettings(Map.of("endpoints", "http://10.0.0.1:2379", "user", "orders", "password",
+        "pw", "insecure-credentials", "true")).sendsCredentialsInClear()).isTrue();
+    assertThat(EtcdConfig.builder().endpoints("http://10.0.0.1:2379").build().sendsCredentialsInClear()).isFalse();
+    assertThat(EtcdConfig.builder().endpoints("https://10.0.0.1:2379").credentials("orders", "pw").build()
+        .sendsCredentialsInClear()).isFalse();
+  }
 }

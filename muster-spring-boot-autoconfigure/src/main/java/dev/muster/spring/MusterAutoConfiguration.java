@@ -66,6 +66,12 @@ public class MusterAutoConfiguration {
       }
       b.credentials(p.user(), p.passwordFile());
     }
-    return b.build();
+    EtcdConfig config = b.allowInsecureCredentials(true).build(); // refused below, naming the property
+    if (config.sendsCredentialsInClear() && !p.insecureCredentials()) {
+      throw new IllegalArgumentException("muster.user " + p.user() + "'s password would cross the network in clear"
+          + " over http:// to " + config.endpoints() + ": use https:// endpoints, or set"
+          + " muster.insecure-credentials=true knowing anyone on the path can read it");
+    }
+    return config.toBuilder().allowInsecureCredentials(p.insecureCredentials()).build();
   }
 }

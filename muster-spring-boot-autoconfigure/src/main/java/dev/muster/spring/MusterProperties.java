@@ -16,6 +16,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param requestTimeout each etcd request's deadline
  * @param user the etcd user (with {@code passwordFile}); without it, no etcd auth, or the client certificate's CN
  * @param passwordFile a file holding the etcd user's password (there is no password property on purpose)
+ * @param insecureCredentials true sends the etcd user's password over {@code http://} endpoints that are not all
+ *     loopback, where anyone on the path can read it (default false: the start fails; one WARN when allowed)
  * @param tls TLS to etcd: CA, client certificate and key, authority
  * @param instance how this application registers itself
  * @param discovery how this application finds others
@@ -30,6 +32,7 @@ public record MusterProperties(
     @DefaultValue("2s") Duration requestTimeout,
     String user,
     Path passwordFile,
+    @DefaultValue("false") boolean insecureCredentials,
     @DefaultValue Tls tls,
     @DefaultValue Instance instance,
     @DefaultValue Discovery discovery,

@@ -11,8 +11,11 @@ import org.springframework.cloud.client.ServiceInstance;
 /**
  * A Muster {@link Instance} as Spring Cloud sees it. Metadata: the instance's own metadata, plus {@code zone},
  * {@code region}, {@code weight}, {@code version}, {@code namespace}, {@code tags} (comma-separated) and
- * {@code muster.state} ({@code UP} or {@code DRAINING}). A {@code secure=true} metadata entry makes the scheme
- * {@code https}.
+ * {@code muster.state} ({@code UP} or {@code DRAINING}). A {@code secure=true} metadata entry makes
+ * {@link #isSecure()} true, which may only upgrade a call: a request written {@code https://orders/...} stays
+ * {@code https} whatever the record says, one written {@code http://orders/...} goes {@code https} when it says
+ * {@code secure=true} (Spring Cloud's {@code LoadBalancerUriTools}, with {@link #getScheme()} null). Anyone who can
+ * write the record must not be able to send an {@code https} caller's request, and its credentials, in clear.
  *
  * <p>When the load balancer picked it, it also carries the picked {@link EndpointState}, through which the call's
  * outcome reaches the ejection; such an object stands for one pick and is not shared. Immutable otherwise.
@@ -109,9 +112,14 @@ public final class MusterServiceInstance implements ServiceInstance {
     return metadata;
   }
 
+  /**
+   * Null: the scheme is the caller's, upgraded from {@code http} to {@code https} (and {@code ws} to {@code wss})
+   * when {@link #isSecure()}, never downgraded. Spring Cloud rebuilds a load-balanced request's URI with this
+   * scheme when it is not null, which would let a registry record turn an {@code https} call into {@code http}.
+   */
   @Override
   public String getScheme() {
-    return isSecure() ? "https" : "http";
+    return null;
   }
 
   @Override

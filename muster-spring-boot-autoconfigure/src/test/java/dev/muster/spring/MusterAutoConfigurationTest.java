@@ -1,10 +1,14 @@
 package dev.muster.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.muster.etcd.EtcdRegistry;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.cloud.client.discovery.DiscoveryClient;
@@ -140,5 +144,31 @@ class MusterAutoConfigurationTest {
           assertThat(ctx).hasFailed();
           assertThat(ctx.getStartupFailure()).rootCause().hasMessageContaining("muster.password-file");
         });
+  }
+
+  /** {@code muster.*} bound as Spring binds it, without starting a context (nothing connects). */
+  private static MusterProperties bind(java.util.Map<String, String> properties) {
+    return new org.springframework.boot.context.properties.bind.Binder(
+        new org.springframework.boot.context.properties.source.MapConfigurationPropertySource(properties))
+        .bindOrCreate("muster", MusterProperties.class);
+  }
+
+  @Test
+  void anEtcdPasswordOverPlainHttpBeyondLoopbackNeedsMusterInsecureCredentials(@TempDir Path dir) throws Exception {
+    Path secret = Files.writeString(dir.resolve("pw"), "s3cret\n");
+    java.util.Map<String, String> remote = java.util.Map.of("muster.endpoints", "http://10.0.0.1:2379",
+        "muster.user", "orders", "muster.password-file", secret.toString());
+
+    assertThatThrownBy(() -> MusterAutoConfiguration.etcdConfig(bind(remote)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("muster.user orders's password would cross the network in clear over http:// to"
+            + " [http://10.0.0.1:2379]: use https:// endpoints, or set muster.insecure-credentials=true knowing"
+            + " anyone on the path can read it");
+    java.util.Map<String, String> allowed = new java.util.HashMap<>(remote);
+    allowed.put("muster.insecure-credentials", "true");
+    assertThat(MusterAutoConfiguration.etcdConfig(bind(allowed)).allowInsecureCredentials()).isTrue();
+    java.util.Map<String, String> loopback = new java.util.HashMap<>(remote);
+    loopback.put("muster.endpoints", "http://127.0.0.1:2379");
+    assertThat(MusterAutoConfiguration.etcdConfig(bind(loopback)).credentials().user()).isEqualTo("orders");
   }
 }

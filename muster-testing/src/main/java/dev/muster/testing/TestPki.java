@@ -1,5 +1,6 @@
 package dev.muster.testing;
 
+import dev.muster.testing.internal.PemSsl;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -8,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import javax.net.ssl.SSLContext;
 
 /**
  * A throw-away certificate authority for tests, made with the installed {@code openssl} (Debian's; nothing is
@@ -53,6 +55,20 @@ public final class TestPki {
   /** The members' certificate (server and peer), valid for 127.0.0.1 and localhost. */
   public Pair server() {
     return new Pair(dir.resolve("server.pem"), dir.resolve("server-key.pem"));
+  }
+
+  /**
+   * A JDK {@link SSLContext} for a TLS server on 127.0.0.1 or localhost (e.g. the JDK's {@code HttpsServer}):
+   * presents {@link #server()} and trusts the CA.
+   */
+  public SSLContext serverContext() {
+    Pair server = server();
+    return PemSsl.context(ca(), server.certificate(), server.key());
+  }
+
+  /** A JDK {@link SSLContext} for a TLS client that trusts this CA only and presents no certificate. */
+  public SSLContext clientContext() {
+    return PemSsl.trusting(ca());
   }
 
   /** A client certificate whose common name is {@code commonName} (an etcd user under client-cert auth). */

@@ -147,6 +147,11 @@ public final class EtcdConnection implements AutoCloseable {
   /** With the clock that the state machine and the probe's sharing window read (tests). */
   EtcdConnection(EtcdConfig config, LongSupplier nanoTime) {
     this.config = config;
+    if (config.sendsCredentialsInClear()) { // only with allowInsecureCredentials: EtcdConfig refuses it otherwise
+      log.warn("etcd user {}'s password goes to {} in clear over http:// (insecure credentials allowed): anyone on"
+          + " the path can read it and act as that user; use https:// endpoints", config.credentials().user(),
+          config.endpoints());
+    }
     this.ssl = sslContext(config);
     this.nanoTime = nanoTime;
     this.probe = new SharedProbe(config.endpoints(), PROBE_SHARED_FOR, PROBE_CONNECT_TIMEOUT, nanoTime);

@@ -16,11 +16,16 @@ import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
-/** A JDK {@link SSLContext} from PEM files (a CA, and a client certificate with its PKCS#8 EC key). Stateless. */
+/** A JDK {@link SSLContext} from PEM files (a CA, and a certificate with its PKCS#8 EC key). Stateless. */
 public final class PemSsl {
   private PemSsl() {}
 
-  /** Trusts {@code ca} and presents {@code certificate}/{@code key}. */
+  /** Trusts {@code ca} and presents no certificate (a TLS client without a client certificate). */
+  public static SSLContext trusting(Path ca) {
+    return context(ca, null, null);
+  }
+
+  /** Trusts {@code ca} and presents {@code certificate}/{@code key} (both null: none). */
   public static SSLContext context(Path ca, Path certificate, Path key) {
     try {
       CertificateFactory x509 = CertificateFactory.getInstance("X.509");
@@ -31,6 +36,11 @@ public final class PemSsl {
       }
       TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
       tmf.init(trust);
+      SSLContext ssl = SSLContext.getInstance("TLS");
+      if (certificate == null) {
+        ssl.init(null, tmf.getTrustManagers(), null);
+        return ssl;
+      }
       Certificate cert;
       try (InputStream in = Files.newInputStream(certificate)) {
         cert = x509.generateCertificate(in);
@@ -44,7 +54,6 @@ public final class PemSsl {
       keys.setKeyEntry("client", privateKey, none, new Certificate[] {cert});
       KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
       kmf.init(keys, none);
-      SSLContext ssl = SSLContext.getInstance("TLS");
       ssl.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
       return ssl;
     } catch (IOException | GeneralSecurityException e) {
