@@ -11,10 +11,12 @@ import org.springframework.cloud.client.loadbalancer.reactive.LoadBalancerClient
 import org.springframework.cloud.client.loadbalancer.reactive.LoadBalancerRetryPolicy;
 import org.springframework.cloud.client.loadbalancer.reactive.ReactiveLoadBalancer;
 import org.springframework.cloud.client.loadbalancer.reactive.RetryableLoadBalancerExchangeFilterFunction;
+import org.springframework.cloud.client.loadbalancer.reactive.RetryableStatusCodeException;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.ExchangeFunction;
+import reactor.core.Exceptions;
 import reactor.core.publisher.Mono;
 import reactor.util.context.Context;
 
@@ -56,7 +58,7 @@ public final class MusterRetryableExchangeFilterFunction extends RetryableLoadBa
     return Mono.defer(() -> {
       Attempts attempts = new Attempts(request.url().getHost());
       return super.filter(request, attempts.recording(next))
-          .onErrorResume(RetryRefused::endedIt, e -> attempts.last())
+          .onErrorResume(e -> RetryRefused.endedIt(e) || exhaustedOnAStatus(e), e -> attempts.last())
           .contextWrite(Context.of(Attempts.class, attempts));
     });
   }
@@ -75,6 +77,20 @@ public final class MusterRetryableExchangeFilterFunction extends RetryableLoadBa
       attempts.refused = true; // one refusal per request: a policy that retries any error must not ask again
       return Mono.error(new RetryRefused(serviceId));
     });
+  }
+
+  /**
+   * Whether Reactor ran out of retries on a retry Spring Cloud wanted for a status: Spring Cloud counts retries for
+   * a status in its own context and retries for an error only in Reactor's, so after "no answer, then a 503" it
+   * asks for one more than Reactor has, and its internal {@link RetryableStatusCodeException} would reach the caller
+   * instead of the 503 (MusterWebClientRetryIT). The request ends with its last attempt's answer instead.
+   */
+  private static boolean exhaustedOnAStatus(Throwable error) {
+    Throwable t = error;
+    while (Exceptions.isRetryExhausted(t) && t.getCause() != null) { // one wrapper per retryWhen: same, then next
+      t = t.getCause();
+    }
+    return t != error && t instanceof RetryableStatusCodeException;
   }
 
   /** What one request's attempts share. Written by one attempt at a time; volatile for the thread hops between. */
