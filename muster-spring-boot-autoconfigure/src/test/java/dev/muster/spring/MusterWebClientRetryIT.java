@@ -147,6 +147,20 @@ class MusterWebClientRetryIT {
     return e.toString();
   }
 
+  /** Sends {@code requests} GETs one after another; what each ended with ("200", a status, or the failure). */
+  private static List<String> send(WebClient orders, int requests) {
+    List<String> outcomes = new ArrayList<>();
+    for (int i = 0; i < requests; i++) {
+      try {
+        orders.get().uri("/orders/{i}", i).retrieve().toBodilessEntity().block(Duration.ofSeconds(20));
+        outcomes.add("200");
+      } catch (RuntimeException e) {
+        outcomes.add(outcome(e));
+      }
+    }
+    return outcomes;
+  }
+
   @ParameterizedTest(name = "failing with {0}")
   @ValueSource(strings = {"503", "no answer"})
   void whenEveryInstanceFailsTheRetriesAreBoundedByTheBudgetAndTheRestAreRefused(String failure) throws Exception {
@@ -163,15 +177,7 @@ class MusterWebClientRetryIT {
           AtomicInteger attempts = new AtomicInteger();
           WebClient orders = client(ctx.getBean(WebClient.Builder.class), attempts);
           int requests = 20;
-          List<String> outcomes = new ArrayList<>();
-          for (int i = 0; i < requests; i++) {
-            try {
-              orders.get().uri("/orders/{i}", i).retrieve().toBodilessEntity().block(Duration.ofSeconds(20));
-              outcomes.add("200");
-            } catch (RuntimeException e) {
-              outcomes.add(outcome(e));
-            }
-          }
+          List<String> outcomes = send(orders, requests);
           RetryBudget budget = ctx.getBean(MusterClients.class).client("orders").budget();
           int retries = attempts.get() - requests;
           System.out.printf("[webclient retry IT] %d requests, %d attempts, hits %s, outcomes %s, budget %s%n",
@@ -273,15 +279,7 @@ class MusterWebClientRetryIT {
         connector.setReadTimeout(Duration.ofMillis(500));
         WebClient orders = client(ctx.getBean(WebClient.Builder.class).clone().clientConnector(connector), attempts);
         int requests = 1;
-        List<String> outcomes = new ArrayList<>();
-        for (int i = 0; i < requests; i++) {
-          try {
-            orders.get().uri("/orders/{i}", i).retrieve().toBodilessEntity().block(Duration.ofSeconds(20));
-            outcomes.add("200");
-          } catch (RuntimeException e) {
-            outcomes.add(outcome(e));
-          }
-        }
+        List<String> outcomes = send(orders, requests);
         System.out.printf("[webclient retry IT] attempts %s, outcomes %s%n", attemptsSeen, outcomes);
         assertThat(attemptsSeen).as("each request: no answer, then a 503 on the retry").hasSize(2 * requests);
         assertThat(outcomes).as("each request ends with its last attempt's answer").containsOnly("503");
