@@ -164,8 +164,10 @@ class HealthConformanceIT {
           throw new IllegalStateException(e);
         }
       }
+      // An answer is counted when it ends: the event streams this test's earlier observations opened and dropped are
+      // counted as the console notices they closed, any time now, so 200 only grows; nothing else answers 404.
       await("the answers counted").atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-        assertThat(answers(meters, "200")).isEqualTo(ok + 1);
+        assertThat(answers(meters, "200")).isGreaterThanOrEqualTo(ok + 1);
         assertThat(answers(meters, "404")).isEqualTo(missing + 1);
       });
     }

@@ -23,7 +23,7 @@ final class ConsoleMeters {
     List<Meter> meters = new ArrayList<>();
     for (String status : ConsoleCounters.STATUSES) {
       meters.add(FunctionCounter.builder("muster.console.answers", r, x -> x.counters().answers(status))
-          .tag("status", status).description("HTTP answers by status").register(registry));
+          .tag("status", status).description("HTTP answers by status, each counted when it ends (an event stream when it closes)").register(registry));
     }
     meters.add(FunctionCounter.builder("muster.console.drains", r, x -> x.counters().drains())
         .description("instances drained from the console").register(registry));
