@@ -3,6 +3,7 @@ package dev.muster.bench;
 import dev.muster.bench.curator.CuratorBench;
 import dev.muster.bench.directory.DirectoryBench;
 import dev.muster.bench.dns.DnsAbuseBench;
+import dev.muster.bench.dns.DnsAbuseResult;
 import dev.muster.bench.dns.DnsBench;
 import dev.muster.bench.etcd.EtcdBench;
 import dev.muster.bench.etcd.TlsBench;
@@ -211,7 +212,7 @@ public final class BenchMain implements Callable<Integer> {
     SpringBench.Result spring = sections.contains(Section.spring)
         ? SpringBench.run(repository(), quick ? 2 : 5, logs, progress) : null;
     DnsBench.Result dns = sections.contains(Section.dns) ? DnsBench.run(quick, logs, progress) : null;
-    DnsAbuseBench.Result dnsAbuse = sections.contains(Section.dns_abuse) ? DnsAbuseBench.run(logs, progress) : null;
+    DnsAbuseResult dnsAbuse = sections.contains(Section.dns_abuse) ? DnsAbuseBench.run(logs, progress) : null;
     DirectoryBench.Result directory = sections.contains(Section.directory) ? DirectoryBench.run(quick, progress)
         : null;
     MemoryBench.Result memory = sections.contains(Section.memory) ? MemoryBench.run(quick, logs, progress) : null;

@@ -183,15 +183,18 @@ final class SignedRecords {
       a = new Accepted(r, seen.seq(), seen.notAfter()); // the same value: the same signature
     } else {
       checks++;
+      if (checked instanceof UnverifiedRecordException refusedAhead) {
+        return refuse(r.key(), revision, refusedAhead);
+      }
+      RecordSignature.Signed s;
       try {
-        RecordSignature.Signed s = checked instanceof RecordSignature.Signed done ? done
-            : checked instanceof UnverifiedRecordException refused ? rethrow(refused)
+        s = checked instanceof RecordSignature.Signed done ? done
             : RecordSignature.verify(trust.forService(key.namespace(), key.service()), r.key(), r.lease(),
                 r.value());
-        a = new Accepted(r, s.seq(), s.notAfter().getEpochSecond());
       } catch (UnverifiedRecordException e) {
         return refuse(r.key(), revision, e);
       }
+      a = new Accepted(r, s.seq(), s.notAfter().getEpochSecond());
     }
     Highest h = highest.get(r.key());
     if (h != null && a.seq() < h.seq()) {
@@ -214,10 +217,6 @@ final class SignedRecords {
       expiries.add(new Expiry(a.notAfter(), r.key()));
     }
     return true;
-  }
-
-  private static RecordSignature.Signed rethrow(UnverifiedRecordException e) {
-    throw e;
   }
 
   /** Enforces expiry from {@code epochSecond} on ({@link #NEVER}: not at all, the cache is stale). */
