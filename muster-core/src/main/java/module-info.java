@@ -20,7 +20,7 @@ module dev.muster.core {
 
   // Machinery: the state machines, their runtime (LiveCache, LiveRegistration) and its threads (DeliveryPool), for
   // Muster's own etcd adapter only, which gives them their I/O. Nothing here requires etcd, jetcd or gRPC.
-  exports dev.muster.internal to dev.muster.etcd;
+  exports dev.muster.internal to dev.muster.etcd, dev.muster.xds;
   exports dev.muster.cache.internal to dev.muster.etcd;
   exports dev.muster.registry.internal to dev.muster.etcd;
 }

@@ -5,45 +5,23 @@ import dev.muster.InvalidInputException;
 import dev.muster.balance.BalancerConfig;
 import dev.muster.cache.CacheConfig;
 import dev.muster.balance.StalePolicy;
-import dev.muster.grpc.GrpcHealthProbe;
 import dev.muster.health.HealthEvent;
 import dev.muster.health.HealthListener;
 import dev.muster.health.ProbeConfig;
 import dev.muster.http.HttpCallConfig;
 import java.io.PrintWriter;
 import java.time.Duration;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code muster call}'s health options (issue 16): active probes, all-down protection, slow start and bounded
+ * {@code muster call}'s health options (issue 16): active probes ({@link ProbeOptions}), all-down protection, slow start and bounded
  * staleness, and the JSON lines of their events. Each option maps onto one field of {@link ProbeConfig},
  * {@link BalancerConfig} or {@link CacheConfig}; their documentation has the details.
  */
 final class HealthOptions {
-  @Option(names = "--probe", paramLabel = "KIND",
-      description = "Probe every endpoint actively, in parallel with the lease: http:/PATH (GET, expecting 200),"
-          + " tcp (connect) or grpc[:SERVICE] (grpc.health.v1). Default: no probes.")
-  String probe;
-
-  @Option(names = "--probe-interval", paramLabel = "D", defaultValue = "5s", converter = DurationConverter.class,
-      description = "Time between probes of one endpoint, ±10 %% jitter (default ${DEFAULT-VALUE}).")
-  Duration probeInterval;
-
-  @Option(names = "--probe-timeout", paramLabel = "D", defaultValue = "1s", converter = DurationConverter.class,
-      description = "A probe not answered within this fails (default ${DEFAULT-VALUE}).")
-  Duration probeTimeout;
-
-  @Option(names = "--probe-expect", paramLabel = "STATUS", defaultValue = "200",
-      description = "HTTP statuses that pass, e.g. 200 or 200-399 (default ${DEFAULT-VALUE}).")
-  String probeExpect;
-
-  @Option(names = "--unhealthy-threshold", paramLabel = "N", defaultValue = "2",
-      description = "Probe failures in a row that take an endpoint out (default ${DEFAULT-VALUE}).")
-  int unhealthyThreshold;
-
-  @Option(names = "--healthy-threshold", paramLabel = "M", defaultValue = "2",
-      description = "Probe passes in a row that let it back in (default ${DEFAULT-VALUE}).")
-  int healthyThreshold;
+  @Mixin
+  ProbeOptions probes;
 
   @Option(names = "--panic-threshold", paramLabel = "PERCENT", defaultValue = "50",
       description = "All-down protection: below this share of UP endpoints routable, route across all of them"
@@ -96,29 +74,15 @@ final class HealthOptions {
     if (maxStale != null && (maxStale.isZero() || maxStale.isNegative())) {
       throw new Errors.UsageException("--max-stale is " + maxStale + ": use a positive duration such as 30s");
     }
-    probeConfig();
-  }
-
-  /** The probe config, or null without {@code --probe}. */
-  ProbeConfig probeConfig() {
-    if (probe == null) {
-      return null;
-    }
-    try {
-      ProbeConfig c = ProbeConfig.parse(probe).withInterval(probeInterval).withTimeout(probeTimeout)
-          .withThresholds(unhealthyThreshold, healthyThreshold);
-      return c.kind() == ProbeConfig.Kind.HTTP ? c.withExpectedStatuses(probeExpect) : c;
-    } catch (InvalidInputException e) {
-      throw new Errors.UsageException("--probe " + probe + ": " + e.getMessage());
-    }
+    probes.probeConfig();
   }
 
   /** The HTTP call config with the probe (a gRPC one from muster-grpc) and the events printed as JSON lines. */
   HttpCallConfig apply(HttpCallConfig config, PrintWriter out, boolean json) {
-    ProbeConfig pc = probeConfig();
+    ProbeConfig pc = probes.probeConfig();
     HttpCallConfig c = config;
     if (pc != null) {
-      c = c.withProbe(pc, pc.kind() == ProbeConfig.Kind.GRPC ? () -> new GrpcHealthProbe(pc) : null);
+      c = c.withProbe(pc, probes.probeFactory(pc));
     }
     return json ? c.withHealthEvents(printer(out)) : c;
   }

@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
     versionProvider = Main.Version.class,
     description = "Service discovery for Java on etcd.",
     subcommands = {RegisterCommand.class, LsCommand.class, WatchCommand.class, CallCommand.class, EtcdCommand.class,
-        GrpcServeCommand.class, GrpcCallCommand.class, DnsCommand.class, ConsoleCommand.class, DoctorCommand.class,
+        GrpcServeCommand.class, GrpcCallCommand.class, DnsCommand.class, XdsCommand.class, ConsoleCommand.class, DoctorCommand.class,
         AuthCommand.class, KeygenCommand.class, LabCommand.class, ChaosCommand.class, SimCommand.class,
         SnapshotCommand.class,
         CommandLine.HelpCommand.class},

@@ -25,6 +25,7 @@ final class Providers implements AutoCloseable {
 
   private final String endpoints;
   private final String namespace;
+  private final String service;
   private final Path dir;
   private final SigningKey key = SigningKey.generate();
   private final Path keyFile;
@@ -56,8 +57,14 @@ final class Providers implements AutoCloseable {
   }
 
   Providers(String endpoints, String namespace, Path dir) {
+    this(endpoints, namespace, SERVICE, dir);
+  }
+
+  /** Providers of {@code service}. */
+  Providers(String endpoints, String namespace, String service, Path dir) {
     this.endpoints = endpoints;
     this.namespace = namespace;
+    this.service = service;
     this.dir = dir;
     this.keyFile = dir.resolve("fleet.key");
     write(keyFile, key.toPem());
@@ -84,15 +91,21 @@ final class Providers implements AutoCloseable {
 
   /** Starts {@code id} and waits until it serves and is registered; {@code notReady} registers it STARTING. */
   Provider start(String id, boolean notReady) {
+    return start(id, notReady, List.of());
+  }
+
+  /** As {@link #start(String, boolean)}, with more {@code muster grpc-serve} options ({@code --weight 300}). */
+  Provider start(String id, boolean notReady, List<String> options) {
     Path fault = dir.resolve(id + ".health");
     write(fault, "");
     List<String> args = new ArrayList<>(List.of("-jar", Path.of(System.getProperty("muster.jar")).toString(),
-        "grpc-serve", "--service", SERVICE, "--id", id, "--namespace", namespace, "--endpoints", endpoints,
+        "grpc-serve", "--service", service, "--id", id, "--namespace", namespace, "--endpoints", endpoints,
         "--ttl", "3s", "--keepalive", "1s", "--drain", "60s", "--sign-key", keyFile.toString(),
         "--health-fault-file", fault.toString()));
     if (notReady) {
       args.add("--start-not-ready");
     }
+    args.addAll(options);
     ChildProcess p = ChildProcess.start("provider-" + id, ChildProcess.javaCommand(JVM_FLAGS, args));
     Provider provider = new Provider(id, p, fault);
     started.put(id, provider);

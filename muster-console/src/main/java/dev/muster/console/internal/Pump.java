@@ -7,6 +7,7 @@ import dev.muster.cache.EndpointSet;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -50,6 +51,11 @@ final class Pump {
     this.quota = quota;
     this.clock = clock;
     this.thread = thread;
+  }
+
+  /** The services the console watches now. */
+  Collection<ConsoleServices.Watched> services() {
+    return directory.services();
   }
 
   void start() {

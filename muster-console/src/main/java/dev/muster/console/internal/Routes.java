@@ -34,7 +34,8 @@ import java.util.concurrent.ScheduledExecutorService;
 /**
  * The console's HTTP surface: three static files from the jar (no login needed: they hold no data), and the API:
  * {@code POST /api/login} (the token for a session cookie), {@code /api/session} (whether drain is allowed, and the
- * CSRF token when it is), {@code /api/stream} (one SSE stream per page) and {@code POST /api/drain}.
+ * CSRF token when it is), {@code /api/stream} (one SSE stream per page), {@code POST /api/drain} and
+ * {@code /api/prometheus-sd} (Prometheus's HTTP service discovery, {@link PrometheusSd}).
  *
  * <p>What is refused, in this order: any request while the HTTP queue is full (503, {@link HttpPool}); a request
  * whose {@code Host} is not one of the console's names (421: a DNS-rebinding page cannot read the console, wildcard
@@ -187,6 +188,9 @@ final class Routes {
       json(x, 200, s);
     } else if (path.equals("/api/stream")) {
       stream(x);
+    } else if (path.equals("/api/prometheus-sd")) {
+      String ns = query(x.getRequestURI().getRawQuery()).get("namespace");
+      json(x, 200, PrometheusSd.targets(pump.services(), ns));
     } else {
       json(x, 404, error("no such page: " + path));
     }

@@ -1,0 +1,172 @@
+package dev.muster.conformance;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.muster.grpc.echo.Echo;
+import dev.muster.testing.ChildProcess;
+import io.grpc.CallOptions;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ClientCalls;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The two xDS clients nobody here wrote, each calling {@code xds:///SERVICE} one call after another at a steady
+ * pace and recording every outcome: grpc-java's ({@code io.grpc:grpc-xds}) on a thread of this JVM, and Node's
+ * ({@code @grpc/grpc-js-xds}) as a {@code node} process running {@code src/test/node/xds-client.js}. Both read the
+ * bootstrap {@code muster xds bootstrap} prints.
+ */
+final class XdsCallers {
+  private XdsCallers() {}
+
+  /** One call's outcome: when it started (epoch ms), who answered, or the status code it failed with. */
+  record Call(long at, boolean ok, String servedBy, int code, String error) {}
+
+  /** A client calling on its own until closed. */
+  interface Caller extends AutoCloseable {
+    String name();
+
+    /** Every call so far, in order. */
+    List<Call> calls();
+
+    /** The calls started at or after {@code epochMillis}. */
+    default List<Call> since(long epochMillis) {
+      return calls().stream().filter(c -> c.at() >= epochMillis).toList();
+    }
+
+    @Override
+    void close();
+  }
+
+  /** The client of {@code kind} ("grpc-java" or "node") for {@code service}, with {@code bootstrap} as its JSON. */
+  static Caller start(String kind, String service, String bootstrap, long intervalMs) {
+    return kind.equals("node") ? new NodeCaller(service, bootstrap, intervalMs)
+        : new JavaCaller(service, bootstrap, intervalMs);
+  }
+
+  /**
+   * grpc-java: one channel to {@code xds:///SERVICE}. grpc-java keeps one xDS client per target and reads the
+   * bootstrap when it makes one, so the system property is set just before the channel, and each test uses its
+   * own service (its own target).
+   */
+  static final class JavaCaller implements Caller {
+    private final ManagedChannel channel;
+    private final List<Call> calls = new CopyOnWriteArrayList<>();
+    private final Thread thread;
+    private volatile boolean stop;
+
+    JavaCaller(String service, String bootstrap, long intervalMs) {
+      synchronized (JavaCaller.class) {
+        System.setProperty("io.grpc.xds.bootstrapConfig", bootstrap);
+        channel = Grpc.newChannelBuilder("xds:///" + service, InsecureChannelCredentials.create()).build();
+      }
+      thread = new Thread(() -> {
+        while (!stop) {
+          long at = System.currentTimeMillis();
+          try {
+            JsonNode reply = ClientCalls.blockingUnaryCall(channel, Echo.SAY,
+                CallOptions.DEFAULT.withDeadlineAfter(2, TimeUnit.SECONDS), Echo.say("java", 0));
+            calls.add(new Call(at, true, reply.path("served_by").asText(), 0, ""));
+          } catch (StatusRuntimeException e) {
+            Status s = e.getStatus();
+            calls.add(new Call(at, false, "", s.getCode().value(), String.valueOf(s.getDescription())));
+          }
+          try {
+            Thread.sleep(intervalMs);
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+      }, "xds-caller-" + service);
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    @Override
+    public String name() {
+      return "grpc-java";
+    }
+
+    @Override
+    public List<Call> calls() {
+      return List.copyOf(calls);
+    }
+
+    @Override
+    public void close() {
+      stop = true;
+      thread.interrupt();
+      channel.shutdownNow();
+      try {
+        thread.join(5000);
+        channel.awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** Node: {@code node xds-client.js}, one JSON line per call on its stdout; stopped by pid at close. */
+  static final class NodeCaller implements Caller {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private final ChildProcess process;
+
+    NodeCaller(String service, String bootstrap, long intervalMs) {
+      Path dir = Path.of(System.getProperty("muster.node.client"));
+      if (!Files.isDirectory(dir.resolve("node_modules/@grpc/grpc-js-xds"))) {
+        throw new AssertionError("Node's xDS client is not installed in " + dir + ": run the tests with ./muster"
+            + " test, which runs npm ci there");
+      }
+      process = ChildProcess.start("node-xds-" + service, List.of("env", "GRPC_XDS_BOOTSTRAP_CONFIG=" + bootstrap,
+          "node", dir.resolve("xds-client.js").toString(), "--target", "xds:///" + service, "--interval-ms",
+          Long.toString(intervalMs)));
+    }
+
+    @Override
+    public String name() {
+      return "node";
+    }
+
+    @Override
+    public List<Call> calls() {
+      List<Call> out = new ArrayList<>();
+      for (String line : process.stdout()) {
+        if (!line.startsWith("{")) {
+          continue;
+        }
+        try {
+          JsonNode n = JSON.readTree(line);
+          out.add(new Call(n.path("at").asLong(), n.path("ok").asBoolean(), n.path("served_by").asText(""),
+              n.path("code").asInt(0), n.path("error").asText("")));
+        } catch (IOException e) {
+          // a line cut short by a read while the process writes it: the next read has it whole
+        }
+      }
+      return out;
+    }
+
+    @Override
+    public void close() {
+      process.close();
+    }
+  }
+
+  /** Writes {@code text} to {@code file}. */
+  static void write(Path file, String text) {
+    try {
+      Files.writeString(file, text);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

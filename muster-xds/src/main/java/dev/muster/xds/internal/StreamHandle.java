@@ -1,0 +1,200 @@
+package dev.muster.xds.internal;
+
+import dev.muster.internal.SerialExecutor;
+import dev.muster.xds.internal.AdsStream.Outcome;
+import dev.muster.xds.internal.AdsStream.Request;
+import dev.muster.xds.internal.AdsStream.Response;
+import io.envoyproxy.envoy.service.discovery.v3.DiscoveryRequest;
+import io.envoyproxy.envoy.service.discovery.v3.DiscoveryResponse;
+import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The runtime of one ADS stream: hands the client's requests and the services' changes to the stream's
+ * {@link AdsStream} on one serial executor, sends what it answers, and keeps the stream's subscriptions to the
+ * services' feeds in step with its EDS names.
+ *
+ * <p>Thread-safe: gRPC calls {@link #onNext}, {@link #onError} and {@link #onCompleted} (one at a time), a feed
+ * calls {@link #assignmentChanged} from its own thread; each only queues a task on the stream's serial executor,
+ * which alone touches the state machine, the subscriptions and the response observer. A client that reads slowly
+ * gets at most one pending response per type, the newest (state of the world makes the ones between worthless),
+ * sent when its transport is ready again.
+ */
+final class StreamHandle implements StreamObserver<DiscoveryRequest>, ServiceFeed.Subscriber {
+  private static final Logger log = LoggerFactory.getLogger(StreamHandle.class);
+
+  /** What the server counts and is told about its streams. */
+  interface Server {
+    ServiceFeeds feeds();
+
+    void counted(Outcome o, XdsType type, String node, String refusal);
+
+    void sent(XdsType type, int bytes);
+
+    void closed(StreamHandle h);
+  }
+
+  private final long id;
+  private final Server server;
+  private final ServerCallStreamObserver<DiscoveryResponse> out;
+  private final SerialExecutor loop;
+  // the loop's state
+  private AdsStream stream;
+  private String node = "?";
+  private final Set<String> subscribed = new HashSet<>();
+  private final Map<XdsType, DiscoveryResponse> pending = new EnumMap<>(XdsType.class);
+  private final Set<String> ignoredTypes = new HashSet<>();
+  private boolean closed;
+
+  StreamHandle(long id, Server server, StreamObserver<DiscoveryResponse> out, Executor pool) {
+    this.id = id;
+    this.server = server;
+    this.out = (ServerCallStreamObserver<DiscoveryResponse>) out;
+    this.loop = new SerialExecutor(pool);
+    this.out.setOnReadyHandler(() -> loop.execute(this::flush));
+    this.out.setOnCancelHandler(() -> loop.execute(this::close));
+  }
+
+  @Override
+  public void onNext(DiscoveryRequest r) {
+    loop.execute(() -> take(r));
+  }
+
+  @Override
+  public void onError(Throwable t) {
+    loop.execute(this::close);
+  }
+
+  @Override
+  public void onCompleted() {
+    loop.execute(() -> {
+      if (!closed) {
+        out.onCompleted();
+      }
+      close();
+    });
+  }
+
+  @Override
+  public void assignmentChanged() {
+    loop.execute(() -> {
+      if (!closed && stream != null) {
+        send(stream.onChange(XdsType.ENDPOINT));
+      }
+    });
+  }
+
+  private void take(DiscoveryRequest r) {
+    if (closed) {
+      return;
+    }
+    if (stream == null) { // the node comes with the first request (Node's client sends it only then)
+      String zone = r.getNode().getLocality().getZone();
+      node = r.getNode().getId().isEmpty() ? "stream-" + id : r.getNode().getId();
+      stream = new AdsStream(server.feeds(), zone.isEmpty() ? null : zone);
+    }
+    XdsType type = XdsType.of(r.getTypeUrl()).orElse(null);
+    if (type == null) {
+      if (ignoredTypes.add(r.getTypeUrl())) {
+        log.warn("{}: asks for {}, which this server does not serve; ignored", node, r.getTypeUrl());
+      }
+      return;
+    }
+    String error = r.hasErrorDetail() ? r.getErrorDetail().getMessage() : null;
+    Outcome o = stream.onRequest(new Request(type, r.getResourceNamesList(), r.getVersionInfo(),
+        r.getResponseNonce(), error));
+    server.counted(o, type, node, error);
+    if (type == XdsType.ENDPOINT && o.kind() != AdsStream.Kind.STALE) {
+      follow(stream.names(XdsType.ENDPOINT));
+    }
+    send(o.response());
+  }
+
+  /** Subscribes to the feeds of the services now named, and leaves the others. */
+  private void follow(Set<String> names) {
+    for (String s : names) {
+      if (!subscribed.contains(s) && server.feeds().subscribe(s, this)) {
+        subscribed.add(s);
+      }
+    }
+    for (java.util.Iterator<String> it = subscribed.iterator(); it.hasNext(); ) {
+      String s = it.next();
+      if (!names.contains(s)) {
+        it.remove();
+        server.feeds().unsubscribe(s, this);
+      }
+    }
+  }
+
+  private void send(Response r) {
+    if (r == null || closed) {
+      return;
+    }
+    DiscoveryResponse msg = DiscoveryResponse.newBuilder().setTypeUrl(r.type().typeUrl())
+        .setVersionInfo(r.version()).setNonce(r.nonce()).addAllResources(r.resources()).build();
+    if (pending.isEmpty() && out.isReady()) {
+      write(r.type(), msg);
+    } else {
+      pending.put(r.type(), msg); // replaces an older one of the type: the client never saw it
+    }
+  }
+
+  private void flush() {
+    for (java.util.Iterator<Map.Entry<XdsType, DiscoveryResponse>> it = pending.entrySet().iterator();
+        it.hasNext() && !closed && out.isReady(); ) {
+      Map.Entry<XdsType, DiscoveryResponse> e = it.next();
+      it.remove();
+      write(e.getKey(), e.getValue());
+    }
+  }
+
+  private void write(XdsType type, DiscoveryResponse msg) {
+    try {
+      out.onNext(msg);
+      server.sent(type, msg.getSerializedSize());
+    } catch (RuntimeException e) { // the call was cancelled meanwhile
+      log.debug("{}: send failed: {}", node, e.toString());
+      close();
+    }
+  }
+
+  /** Ends the stream: drops every subscription and tells the server. */
+  private void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    pending.clear();
+    for (String s : subscribed) {
+      server.feeds().unsubscribe(s, this);
+    }
+    subscribed.clear();
+    server.closed(this);
+  }
+
+  /** Refuses the stream (the server is at its limit, or closing). */
+  void refuse(Status status) {
+    loop.execute(() -> {
+      if (!closed) {
+        out.onError(status.asRuntimeException());
+        close();
+      }
+    });
+  }
+
+  long id() {
+    return id;
+  }
+
+  String node() {
+    return node;
+  }
+}
