@@ -11,6 +11,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
+import io.grpc.xds.InternalSharedXdsClientPoolProvider;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -55,9 +56,10 @@ final class XdsCallers {
   }
 
   /**
-   * grpc-java: one channel to {@code xds:///SERVICE}. grpc-java keeps one xDS client per target and reads the
-   * bootstrap when it makes one, so the system property is set just before the channel, and each test uses its
-   * own service (its own target).
+   * grpc-java: one channel to {@code xds:///SERVICE}. grpc-java keeps one xDS client per target, and reads the
+   * bootstrap's system property and variables once per JVM; the bootstrap override, the per-JVM knob grpc-java's
+   * own tests use, is read when a target's xDS client is made. So each test uses its own service (its own target)
+   * and sets the override just before its channel makes its client.
    */
   static final class JavaCaller implements Caller {
     private final ManagedChannel channel;
@@ -67,8 +69,10 @@ final class XdsCallers {
 
     JavaCaller(String service, String bootstrap, long intervalMs) {
       synchronized (JavaCaller.class) {
-        System.setProperty("io.grpc.xds.bootstrapConfig", bootstrap);
         channel = Grpc.newChannelBuilder("xds:///" + service, InsecureChannelCredentials.create()).build();
+        // after the build: grpc-java 1.76's XdsNameResolver constructor sets the override back to none
+        InternalSharedXdsClientPoolProvider.setDefaultProviderBootstrapOverride(parse(bootstrap));
+        channel.getState(true); // makes the target's xDS client now, with this bootstrap
       }
       thread = new Thread(() -> {
         while (!stop) {
@@ -158,6 +162,15 @@ final class XdsCallers {
     @Override
     public void close() {
       process.close();
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  static java.util.Map<String, ?> parse(String json) {
+    try {
+      return new ObjectMapper().readValue(json, java.util.Map.class);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 

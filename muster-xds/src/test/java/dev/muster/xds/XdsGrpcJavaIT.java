@@ -17,6 +17,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
+import io.grpc.xds.InternalSharedXdsClientPoolProvider;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -36,8 +37,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * grpc-java's own xDS client ({@code io.grpc:grpc-xds}, the project's gRPC version) calling in-JVM echo servers
  * through {@code xds:///SERVICE}, with {@code muster xds}'s server in the middle: every answer names the server that
- * gave it. Each test uses its own service, so each gets its own xDS client (grpc-java keeps one per target) and
- * reads the bootstrap that test sets ({@code io.grpc.xds.bootstrapConfig}).
+ * gave it. Each test uses its own service, so each gets its own xDS client (grpc-java keeps one per target) with
+ * the bootstrap that test sets.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class XdsGrpcJavaIT {
@@ -60,7 +61,7 @@ class XdsGrpcJavaIT {
   static void stop() {
     xds.close();
     registry.close();
-    System.clearProperty("io.grpc.xds.bootstrapConfig");
+    InternalSharedXdsClientPoolProvider.setDefaultProviderBootstrapOverride(null);
   }
 
   @AfterEach
@@ -89,12 +90,33 @@ class XdsGrpcJavaIT {
     return r;
   }
 
+  /**
+   * A channel to {@code xds:///SERVICE} whose xDS client reads this test's bootstrap. grpc-java reads the bootstrap's
+   * system property and variables once per JVM; the override below is the per-JVM knob its own tests use, read when
+   * a target's xDS client is made, which {@code getState(true)} does at once. (Each new resolver sets it back to
+   * none: grpc-java 1.76's XdsNameResolver constructor, so it is set after the channel is built.)
+   */
   private ManagedChannel channel(String service, String zone) {
     XdsBootstrap b = XdsBootstrap.of("127.0.0.1:" + xds.address().getPort()).withNodeId("it-" + service);
-    System.setProperty("io.grpc.xds.bootstrapConfig", (zone == null ? b : b.withZone(zone)).toJson());
-    ManagedChannel c = Grpc.newChannelBuilder("xds:///" + service, InsecureChannelCredentials.create()).build();
+    ManagedChannel c;
+    synchronized (XdsGrpcJavaIT.class) {
+      c = Grpc.newChannelBuilder("xds:///" + service, InsecureChannelCredentials.create()).build();
+      // after the build: making the channel's resolver sets the override back to none
+      InternalSharedXdsClientPoolProvider.setDefaultProviderBootstrapOverride(
+          parse((zone == null ? b : b.withZone(zone)).toJson()));
+      c.getState(true);
+    }
     channels.add(c);
     return c;
+  }
+
+  @SuppressWarnings("unchecked")
+  static Map<String, ?> parse(String json) {
+    try {
+      return new com.fasterxml.jackson.databind.ObjectMapper().readValue(json, Map.class);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private static String call(ManagedChannel c) {

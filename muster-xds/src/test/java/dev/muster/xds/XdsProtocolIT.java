@@ -80,7 +80,7 @@ class XdsProtocolIT {
   @AfterEach
   void close() {
     streams.forEach(Stream::end);
-    registrations.forEach(Registration::close);
+    registrations.forEach(Registration::closeAsync); // a draining one would hold the test for its drain period
   }
 
   /** One ADS stream: what it received, in order. */
