@@ -11,6 +11,7 @@ import dev.muster.etcd.EtcdConfig;
 import dev.muster.etcd.EtcdMaintenance;
 import dev.muster.etcd.EtcdRegistry;
 import dev.muster.registry.Instance;
+import dev.muster.registry.InstanceState;
 import dev.muster.registry.RegistrarConfig;
 import dev.muster.registry.Registration;
 import dev.muster.testing.ChildProcess;
@@ -85,11 +86,11 @@ class PrometheusSdIT {
     closing.add(registry);
     EtcdMaintenance maintenance = EtcdMaintenance.connect(EtcdConfig.of(etcd.endpointsString()));
     closing.add(maintenance);
-    RegistrarConfig drainLong = RegistrarConfig.builder().drain(Duration.ofSeconds(60)).shutdownHook(false).build();
+    RegistrarConfig noDrain = RegistrarConfig.builder().drain(Duration.ZERO).shutdownHook(false).build();
     Registration a = registry.register(Instance.of("metrics", "127.0.0.1", 9101).id("a").zone("z1").tag("canary"),
-        drainLong);
+        noDrain);
     closing.add(a);
-    Registration b = registry.register(Instance.of("metrics", "127.0.0.1", 9102).id("b").weight(300), drainLong);
+    Registration b = registry.register(Instance.of("metrics", "127.0.0.1", 9102).id("b").weight(300), noDrain);
     closing.add(b);
     ConsoleServer console = ConsoleServer.start(registry, maintenance, ConsoleConfig.builder()
         .listen(new InetSocketAddress("127.0.0.1", 0)).build());
@@ -106,7 +107,8 @@ class PrometheusSdIT {
         "    http_sd_configs:",
         "      - url: http://127.0.0.1:" + console.address().getPort() + "/api/prometheus-sd?namespace=default",
         "        refresh_interval: 1s",
-        "        authorization:",
+        "        authorization:", // type spelt out: 2.42's http_sd sends the bare token without it
+        "          type: Bearer",
         "          credentials_file: " + token,
         ""));
     ChildProcess p = ChildProcess.start("prometheus", List.of(prometheus().toString(),
@@ -114,9 +116,17 @@ class PrometheusSdIT {
         "--web.listen-address=127.0.0.1:" + port));
     closing.add(p);
 
-    await("prometheus discovers both").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
-        .ignoreExceptions().until(() -> activeTargets(port).keySet().containsAll(List.of("127.0.0.1:9101",
-            "127.0.0.1:9102")));
+    String sd = "http://127.0.0.1:" + console.address().getPort() + "/api/prometheus-sd?namespace=default";
+    try {
+      await("prometheus discovers both").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+          .ignoreExceptions().until(() -> activeTargets(port).keySet().containsAll(List.of("127.0.0.1:9101",
+              "127.0.0.1:9102")));
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(sd)).header("Authorization",
+          "Bearer " + console.token()).build(), HttpResponse.BodyHandlers.ofString());
+      throw new AssertionError("prometheus discovered " + activeTargets(port).keySet() + "; the console answers "
+          + answer.statusCode() + " " + answer.body() + "; prometheus said: " + p.stderrTail(), e);
+    }
     JsonNode labels = activeTargets(port).get("127.0.0.1:9101");
     assertThat(labels.path("__meta_muster_service").asText()).isEqualTo("metrics");
     assertThat(labels.path("__meta_muster_instance").asText()).isEqualTo("a");
@@ -124,7 +134,7 @@ class PrometheusSdIT {
     assertThat(labels.path("__meta_muster_tags").asText()).isEqualTo(",canary,");
     assertThat(activeTargets(port).get("127.0.0.1:9102").path("__meta_muster_weight").asText()).isEqualTo("300");
 
-    b.drain();
+    b.update(i -> i.state(InstanceState.DRAINING)).join(); // as a draining provider publishes it; its lease lives on
 
     await("prometheus drops the draining one").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
         .ignoreExceptions().until(() -> !activeTargets(port).containsKey("127.0.0.1:9102"));

@@ -33,7 +33,8 @@ final class PrometheusSd {
         }
       }
     }
-    up.sort(Comparator.comparing(Instance::namespace).thenComparing(Instance::service).thenComparing(Instance::id));
+    up.sort(Comparator.comparing((Instance i) -> i.namespace()).thenComparing(i -> i.service())
+        .thenComparing(i -> i.id()));
     ArrayNode groups = Views.JSON.createArrayNode();
     for (Instance i : up) {
       ObjectNode g = groups.addObject();
