@@ -53,8 +53,15 @@ class XdsConformanceIT {
 
   @AfterEach
   void close() throws Exception {
-    for (int i = closing.size() - 1; i >= 0; i--) {
-      closing.get(i).close();
+    try {
+      if (xds != null && xds.process != null) {
+        assertThat(xds.process.stderr()).as("a response a client refused (NACK), as muster xds logs it")
+            .noneMatch(line -> line.contains("refused its"));
+      }
+    } finally {
+      for (int i = closing.size() - 1; i >= 0; i--) {
+        closing.get(i).close();
+      }
     }
   }
 
