@@ -5,6 +5,7 @@ import dev.muster.bench.directory.DirectoryBench;
 import dev.muster.bench.dns.DnsAbuseBench;
 import dev.muster.bench.dns.DnsAbuseResult;
 import dev.muster.bench.dns.DnsBench;
+import dev.muster.bench.xds.XdsBench;
 import dev.muster.bench.etcd.EtcdBench;
 import dev.muster.bench.etcd.TlsBench;
 import dev.muster.bench.grpc.GrpcBench;
@@ -52,7 +53,7 @@ import picocli.CommandLine;
 public final class BenchMain implements Callable<Integer> {
   /** The parts of a run; written on the command line as {@link #toString()} ({@code dns-abuse}). */
   enum Section {
-    jmh, etcd, curator, tls, grpc, spring, dns, dns_abuse, directory, memory, scale;
+    jmh, etcd, curator, tls, grpc, spring, dns, dns_abuse, directory, memory, scale, xds;
 
     @Override
     public String toString() {
@@ -70,7 +71,7 @@ public final class BenchMain implements Callable<Integer> {
   }
 
   /** Sections a run without --only leaves out: each has its own option or is run on its own. */
-  static final EnumSet<Section> NOT_BY_DEFAULT = EnumSet.of(Section.scale, Section.dns_abuse);
+  static final EnumSet<Section> NOT_BY_DEFAULT = EnumSet.of(Section.scale, Section.dns_abuse, Section.xds);
 
   @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
   boolean help;
@@ -217,6 +218,7 @@ public final class BenchMain implements Callable<Integer> {
         : null;
     MemoryBench.Result memory = sections.contains(Section.memory) ? MemoryBench.run(quick, logs, progress) : null;
     ScaleBench.Result scaled = sections.contains(Section.scale) ? ScaleBench.run(scalePlan, logs, progress) : null;
+    XdsBench.Result xds = sections.contains(Section.xds) ? XdsBench.run(logs, progress) : null;
     double took = (System.nanoTime() - t0) / 1e9;
     ResultTables report = new ResultTables(new ResultTables.Run(mode + String.format(", took %.0f s", took),
         Machine.describe(), jmh, etcd == null ? null : etcd.muster(), etcd == null ? null : etcd.floor(), curator,
@@ -246,6 +248,9 @@ public final class BenchMain implements Callable<Integer> {
         scaled.print(both); // its own table; its figures also go to results.csv
         scaled.csv(report);
       }
+      if (xds != null) {
+        xds.print(both); // its own table only
+      }
     }
     System.out.print(text.toString(StandardCharsets.UTF_8));
     Files.writeString(out.resolve("results.txt"), text.toString(StandardCharsets.UTF_8));
@@ -262,7 +267,8 @@ public final class BenchMain implements Callable<Integer> {
         || (dnsAbuse != null && !dnsAbuse.failures().isEmpty())
         || (directory != null && !directory.failures().isEmpty())
         || (memory != null && !memory.failures().isEmpty())
-        || (scaled != null && !scaled.failures().isEmpty());
+        || (scaled != null && !scaled.failures().isEmpty())
+        || (xds != null && !xds.failures().isEmpty());
     failures.forEach(f -> System.err.println("muster bench: " + f));
     if (failed) {
       System.err.println("muster bench: some measurements failed (see the notes above); their rows are missing");

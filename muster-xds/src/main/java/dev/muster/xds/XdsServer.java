@@ -82,6 +82,32 @@ public final class XdsServer implements AutoCloseable {
     return runtime.refusedStreams();
   }
 
+  /**
+   * How long the last changes (up to 65,536 acknowledgements) took from the server's cache hearing them to each
+   * subscribed client's ACK of the assignment that carries them.
+   */
+  public XdsPushLatency pushLatency() {
+    return runtime.pushLatency();
+  }
+
+  /**
+   * The server's part of {@link #pushLatency()}: from the cache hearing a change to the assignment carrying it
+   * written to each subscribed stream's transport (a stream whose transport was not ready is not counted).
+   */
+  public XdsPushLatency writeLatency() {
+    return runtime.writeLatency();
+  }
+
+  /** Assignments carrying a change that clients acknowledged (each stream's ACK counts once), since the start. */
+  public long acknowledgedPushes() {
+    return runtime.appliedPushes();
+  }
+
+  /** Starts {@link #pushLatency()}'s and {@link #writeLatency()}'s samples afresh. */
+  public void clearPushLatency() {
+    runtime.clearPushLatency();
+  }
+
   @Override
   public void close() {
     runtime.close();

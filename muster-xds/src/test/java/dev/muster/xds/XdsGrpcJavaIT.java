@@ -143,6 +143,7 @@ class XdsGrpcJavaIT {
     provider("echo1", "b", 100, null);
     await().atMost(Duration.ofSeconds(10)).until(() -> calls(c, 20).containsKey("b"));
     assertThat(xds.nacks()).as("no response refused").isZero();
+    assertThat(xds.pushLatency().samples()).as("the client acknowledged a pushed change").isPositive();
   }
 
   @Test

@@ -42,12 +42,19 @@ final class AdsStream {
     Resource resource(XdsType type, String name, String zone);
   }
 
-  /** A resource as served: its name, its own version (what it was built from) and its message. */
-  record Resource(String name, String version, Any body) {
+  /**
+   * A resource as served: its name, its own version (what it was built from), its message, and an opaque stamp the
+   * runtime gave the change it came from (0: none), which the stream only carries through to its response.
+   */
+  record Resource(String name, String version, Any body, long stamp) {
     Resource {
       Objects.requireNonNull(name, "name");
       Objects.requireNonNull(version, "version");
       Objects.requireNonNull(body, "body");
+    }
+
+    Resource(String name, String version, Any body) {
+      this(name, version, body, 0);
     }
   }
 
@@ -60,8 +67,8 @@ final class AdsStream {
     }
   }
 
-  /** A response to send: a version and nonce of this stream, and the resources. */
-  record Response(XdsType type, String version, String nonce, List<Any> resources) {}
+  /** A response to send: a version and nonce of this stream, the resources, and the newest of their stamps. */
+  record Response(XdsType type, String version, String nonce, List<Any> resources, long stamp) {}
 
   /** What a request was. */
   enum Kind { INITIAL, ACK, NACK, STALE }
@@ -134,11 +141,13 @@ final class AdsStream {
   private Response respond(XdsType type, TypeState s) {
     Map<String, String> content = new LinkedHashMap<>();
     List<Any> bodies = new ArrayList<>();
+    long stamp = 0;
     for (String name : s.names) {
       Resource res = catalog.resource(type, name, zone);
       if (res != null) {
         content.put(name, res.version());
         bodies.add(res.body());
+        stamp = Math.max(stamp, res.stamp());
       }
     }
     if (content.isEmpty() && (!type.fullState() || s.names.isEmpty())) {
@@ -151,7 +160,7 @@ final class AdsStream {
     s.sentVersion = Long.toString(++s.versions);
     s.sentNonce = Long.toString(++nonces);
     responses++;
-    return new Response(type, s.sentVersion, s.sentNonce, List.copyOf(bodies));
+    return new Response(type, s.sentVersion, s.sentNonce, List.copyOf(bodies), stamp);
   }
 
   /** The names the client subscribes to for {@code type}. */

@@ -37,8 +37,11 @@ final class ServiceFeed implements EndpointListener, Prober.Sink, AutoCloseable 
     void assignmentChanged();
   }
 
-  /** What the streams see: the set, the probe-failed ids, and the assignments rendered from them so far, by zone. */
-  private record View(EndpointSet set, Set<String> down, ConcurrentHashMap<String, Resource> byZone) {}
+  /**
+   * What the streams see: the set, the probe-failed ids, when this view was made ({@link System#nanoTime}: the stamp
+   * a stream's push-to-ACK time starts from), and the assignments rendered from them so far, by zone.
+   */
+  private record View(EndpointSet set, Set<String> down, long since, ConcurrentHashMap<String, Resource> byZone) {}
 
   private final String service;
   private final boolean zonePriorities;
@@ -96,7 +99,7 @@ final class ServiceFeed implements EndpointListener, Prober.Sink, AutoCloseable 
 
   private Resource render(View v, String zone) {
     Any body = Any.pack(XdsResources.assignment(service, v.set().instances(), v.down(), zone, zonePriorities));
-    return new Resource(service, ContentVersion.of(body), body);
+    return new Resource(service, ContentVersion.of(body), body, v.since());
   }
 
   @Override
@@ -148,7 +151,7 @@ final class ServiceFeed implements EndpointListener, Prober.Sink, AutoCloseable 
       View v = view;
       // a verdict's republish must not put back a set older than the cache's latest
       EndpointSet latest = v != null && v.set().revision() > set.revision() ? v.set() : set;
-      view = new View(latest, Set.copyOf(down), new ConcurrentHashMap<>());
+      view = new View(latest, Set.copyOf(down), System.nanoTime(), new ConcurrentHashMap<>());
     }
     for (Subscriber s : subscribers) {
       s.assignmentChanged();

@@ -39,6 +39,12 @@ final class StreamHandle implements StreamObserver<DiscoveryRequest>, ServiceFee
 
     void sent(XdsType type, int bytes);
 
+    /** A client accepted an assignment made from a change the server heard at {@code stamp} (nanoTime). */
+    void applied(long stamp);
+
+    /** An assignment made from a change the server heard at {@code stamp} (nanoTime) went to the transport. */
+    void written(long stamp);
+
     void closed(StreamHandle h);
   }
 
@@ -52,6 +58,8 @@ final class StreamHandle implements StreamObserver<DiscoveryRequest>, ServiceFee
   private final Set<String> subscribed = new HashSet<>();
   private final Map<XdsType, DiscoveryResponse> pending = new EnumMap<>(XdsType.class);
   private final Set<String> ignoredTypes = new HashSet<>();
+  private String edsNonce; // the last assignment response sent, and the stamp of the change it carries
+  private long edsStamp;
   private boolean closed;
 
   StreamHandle(long id, Server server, StreamObserver<DiscoveryResponse> out, Executor pool) {
@@ -112,6 +120,11 @@ final class StreamHandle implements StreamObserver<DiscoveryRequest>, ServiceFee
     Outcome o = stream.onRequest(new Request(type, r.getResourceNamesList(), r.getVersionInfo(),
         r.getResponseNonce(), error));
     server.counted(o, type, node, error);
+    if (type == XdsType.ENDPOINT && o.kind() == AdsStream.Kind.ACK && r.getResponseNonce().equals(edsNonce)
+        && edsStamp != 0) {
+      server.applied(edsStamp);
+      edsStamp = 0;
+    }
     if (type == XdsType.ENDPOINT && o.kind() != AdsStream.Kind.STALE) {
       follow(stream.names(XdsType.ENDPOINT));
     }
@@ -138,10 +151,17 @@ final class StreamHandle implements StreamObserver<DiscoveryRequest>, ServiceFee
     if (r == null || closed) {
       return;
     }
+    if (r.type() == XdsType.ENDPOINT) {
+      edsNonce = r.nonce();
+      edsStamp = r.stamp();
+    }
     DiscoveryResponse msg = DiscoveryResponse.newBuilder().setTypeUrl(r.type().typeUrl())
         .setVersionInfo(r.version()).setNonce(r.nonce()).addAllResources(r.resources()).build();
     if (pending.isEmpty() && out.isReady()) {
       write(r.type(), msg);
+      if (r.type() == XdsType.ENDPOINT && r.stamp() != 0) {
+        server.written(r.stamp());
+      }
     } else {
       pending.put(r.type(), msg); // replaces an older one of the type: the client never saw it
     }

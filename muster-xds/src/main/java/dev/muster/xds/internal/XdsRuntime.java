@@ -52,6 +52,9 @@ public final class XdsRuntime implements StreamHandle.Server, AutoCloseable {
   private final Map<XdsType, LongAdder> acks = counters();
   private final LongAdder bytes = new LongAdder();
   private final LongAdder refused = new LongAdder();
+  private final LatencySamples pushToAck = new LatencySamples();
+  private final LongAdder applied = new LongAdder();
+  private final LatencySamples pushToWrite = new LatencySamples();
 
   private XdsRuntime(EtcdRegistry registry, XdsConfig config) {
     this.config = config;
@@ -128,6 +131,38 @@ public final class XdsRuntime implements StreamHandle.Server, AutoCloseable {
   public void sent(XdsType type, int size) {
     responses.get(type).increment();
     bytes.add(size);
+  }
+
+  @Override
+  public void applied(long stamp) {
+    pushToAck.add(System.nanoTime() - stamp);
+    applied.increment();
+  }
+
+  @Override
+  public void written(long stamp) {
+    pushToWrite.add(System.nanoTime() - stamp);
+  }
+
+  /** From a change reaching the server to the assignment carrying it written to each stream's transport. */
+  public dev.muster.xds.XdsPushLatency writeLatency() {
+    return pushToWrite.snapshot();
+  }
+
+  /** Assignments carrying a change that clients acknowledged, since the start. */
+  public long appliedPushes() {
+    return applied.sum();
+  }
+
+  /** Push-to-ACK latencies of the last acknowledged assignments. */
+  public dev.muster.xds.XdsPushLatency pushLatency() {
+    return pushToAck.snapshot();
+  }
+
+  /** Starts the push-to-ACK samples afresh (a benchmark's next round). */
+  public void clearPushLatency() {
+    pushToAck.clear();
+    pushToWrite.clear();
   }
 
   @Override
