@@ -107,6 +107,16 @@ final class GrpcCallCommand implements Callable<Integer> {
       description = "Deadline of each call, retries included (default ${DEFAULT-VALUE}).")
   Duration deadline;
 
+  @Option(names = "--xds-server", paramLabel = "HOST:PORT",
+      description = "Call through xds:///SERVICE instead, with grpc-java's own xDS client and muster xds at HOST:PORT"
+          + " (its bootstrap as muster xds bootstrap prints it); the xds server decides the balancing, so --policy,"
+          + " --max-stale, --stale-policy, --probe and --max-retries do not apply (default: muster:///).")
+  String xdsServer;
+
+  @Option(names = "--xds-zone", paramLabel = "Z",
+      description = "With --xds-server: this client's zone in its bootstrap (default: none).")
+  String xdsZone;
+
   @Option(names = "--policy", paramLabel = "P", defaultValue = "muster",
       description = "The channel's load-balancing policy: muster, round_robin or pick_first (default"
           + " ${DEFAULT-VALUE}).")
@@ -117,9 +127,10 @@ final class GrpcCallCommand implements Callable<Integer> {
     Policy balancing = validate();
     PrintWriter out = spec.commandLine().getOut();
     CallLines lines = new CallLines(out, service, loop.json, loop.quiet, false);
-    EtcdRegistry registry = EtcdRegistry.connect(common.etcdConfig());
-    ManagedChannel channel = channel(registry, balancing);
-    Channel calls = balancing == Policy.MUSTER && loop.maxRetries > 0 ? ClientInterceptors.intercept(channel,
+    EtcdRegistry registry = xdsServer == null ? EtcdRegistry.connect(common.etcdConfig()) : null;
+    ManagedChannel channel = xdsServer == null ? channel(registry, balancing) : xdsChannel();
+    Channel calls = xdsServer == null && balancing == Policy.MUSTER && loop.maxRetries > 0
+        ? ClientInterceptors.intercept(channel,
         MusterRetryInterceptor.create(RetryConfig.defaults().toBuilder().maxRetries(loop.maxRetries)
             .attemptTimeout(loop.attemptTimeout).build())) : channel;
     try {
@@ -133,7 +144,9 @@ final class GrpcCallCommand implements Callable<Integer> {
     } finally {
       channel.shutdownNow();
       channel.awaitTermination(5, TimeUnit.SECONDS);
-      registry.close();
+      if (registry != null) {
+        registry.close();
+      }
     }
   }
 
@@ -175,6 +188,22 @@ final class GrpcCallCommand implements Callable<Integer> {
       }
     }
     trust.keys(); // a bad key file exits 2 here
+    if (xdsServer != null) {
+      if (spec.commandLine().getParseResult().hasMatchedOption("--policy") || maxStale != null
+          || stalePolicy != null || probe != null || spec.commandLine().getParseResult().hasMatchedOption(
+              "--max-retries")) {
+        throw new Errors.UsageException("--xds-server: the xds server decides the balancing; drop --policy,"
+            + " --max-stale, --stale-policy, --probe and --max-retries");
+      }
+      try {
+        bootstrap();
+      } catch (dev.muster.InvalidInputException e) {
+        throw new Errors.UsageException((e.getMessage().startsWith("zone") ? "--xds-zone: " : "--xds-server: ")
+            + e.getMessage());
+      }
+    } else if (xdsZone != null) {
+      throw new Errors.UsageException("--xds-zone is the xDS client's: give --xds-server too");
+    }
     return chosen;
   }
 
@@ -242,6 +271,21 @@ final class GrpcCallCommand implements Callable<Integer> {
       t.append("&probe=").append(java.net.URLEncoder.encode(probe, java.nio.charset.StandardCharsets.UTF_8));
     }
     return t.toString();
+  }
+
+  private dev.muster.xds.XdsBootstrap bootstrap() {
+    dev.muster.xds.XdsBootstrap b = dev.muster.xds.XdsBootstrap.of(xdsServer).withNodeId("grpc-call-"
+        + ProcessHandle.current().pid());
+    return xdsZone == null ? b : b.withZone(xdsZone);
+  }
+
+  /**
+   * {@code xds:///SERVICE} with grpc-java's own xDS client. Its bootstrap goes into the system property grpc-java
+   * reads (once per process, when the first xDS client is made: this process makes one).
+   */
+  ManagedChannel xdsChannel() {
+    System.setProperty("io.grpc.xds.bootstrapConfig", bootstrap().toJson());
+    return io.grpc.Grpc.newChannelBuilder("xds:///" + service, io.grpc.InsecureChannelCredentials.create()).build();
   }
 
   @SuppressWarnings("deprecation") // nameResolverFactory: the one public way to give one channel its own resolver

@@ -67,6 +67,10 @@ final class XdsCommand implements Callable<Integer> {
       description = "Send each cluster Muster's ejection settings as outlier detection (default: on).")
   boolean outlierDetection;
 
+  @Option(names = "--no-push", hidden = true,
+      description = "Negative control for the lab: serve each service's first set and never push a change.")
+  boolean noPush;
+
   @Option(names = "--max-streams", paramLabel = "N", defaultValue = "20000",
       description = "ADS streams served at once; more are refused with RESOURCE_EXHAUSTED (default ${DEFAULT-VALUE}).")
   int maxStreams;
@@ -83,6 +87,9 @@ final class XdsCommand implements Callable<Integer> {
           .build();
     } catch (InvalidInputException e) {
       throw new Errors.UsageException(flag(e.getMessage()) + e.getMessage());
+    }
+    if (noPush) {
+      System.setProperty("muster.xds.negativeControl.noPush", "true"); // read once, when the server's feeds load
     }
     EtcdRegistry registry = EtcdRegistry.connect(etcd.etcdConfig());
     XdsServer server;

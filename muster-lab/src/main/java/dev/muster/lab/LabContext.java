@@ -159,6 +159,19 @@ public final class LabContext implements AutoCloseable {
     return start(name, args.toArray(String[]::new));
   }
 
+  /**
+   * A gRPC consumer calling Echo every {@code callInterval} through {@code xds:///SERVICE} with grpc-java's own xDS
+   * client, fed by the {@code muster xds} at {@code xdsPort} ({@code grpc-call --xds-server}); each call's deadline
+   * is {@code deadline}, and the xds server decides the balancing.
+   */
+  public ChildProcess xdsConsumer(String name, String service, int xdsPort, Duration deadline, String... extra) {
+    List<String> args = new ArrayList<>(List.of("grpc-call", service, "--count", "0", "--interval",
+        LabParams.format(params.callInterval()), "--deadline", LabParams.format(deadline), "--json",
+        "--xds-server", "127.0.0.1:" + xdsPort));
+    args.addAll(List.of(extra));
+    return start(name, args.toArray(String[]::new));
+  }
+
   /** A {@code muster watch SERVICE --json} process. */
   public ChildProcess watcher(String name, String service, String endpoints, String... extra) {
     List<String> args = new ArrayList<>(List.of("watch", service, "--json", "--endpoints", endpoints));

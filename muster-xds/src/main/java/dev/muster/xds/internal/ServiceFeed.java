@@ -30,6 +30,13 @@ import org.slf4j.LoggerFactory;
  */
 final class ServiceFeed implements EndpointListener, Prober.Sink, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ServiceFeed.class);
+  /**
+   * The lab's negative control, never for use: with this system property {@code true}, a feed serves the first set
+   * it gets and ignores every later change, as a control plane fed by a static snapshot would
+   * ({@code muster xds --no-push}, hidden).
+   */
+  static final String NO_PUSH_PROPERTY = "muster.xds.negativeControl.noPush";
+  private static final boolean NO_PUSH = Boolean.getBoolean(NO_PUSH_PROPERTY);
 
   /** A stream subscribed to this service's assignment. */
   interface Subscriber {
@@ -104,6 +111,9 @@ final class ServiceFeed implements EndpointListener, Prober.Sink, AutoCloseable 
 
   @Override
   public void onChange(EndpointSet set, EndpointDelta delta) {
+    if (NO_PUSH && view != null) {
+      return; // the negative control: the first set only
+    }
     if (prober != null) {
       prober.update(set, delta);
     }
