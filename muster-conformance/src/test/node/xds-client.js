@@ -1,8 +1,10 @@
 // Node's own xDS client calling Muster's echo service (muster.echo.Echo/Say, JSON on the wire) through
 // xds:///SERVICE: the bootstrap comes from GRPC_XDS_BOOTSTRAP_CONFIG (muster xds bootstrap). Calls one at a time,
-// one every --interval-ms, for --seconds (0: until killed), and prints one JSON line per call:
-//   {"n":1,"at":1733400000000,"ok":true,"served_by":"a","ms":1.2}
-//   {"n":2,"at":1733400000100,"ok":false,"code":14,"error":"..."}
+// one every --interval-ms, for --seconds (0: until killed), and prints one JSON line per call, in the form of
+// muster grpc-call --json (what the lab reads: event, ts, seq, ok, status, latency_us, attempts) plus at (epoch
+// ms), served_by and code (what the conformance tests read):
+//   {"event":"call","ts":"2026-12-05T20:00:00.000Z","service":"orders","seq":1,"ok":true,"status":"OK",
+//    "latency_us":1200,"attempts":["a"],"at":1733400000000,"served_by":"a","code":0}
 // Usage: node xds-client.js --target xds:///orders [--interval-ms 20] [--seconds 0] [--deadline-ms 2000]
 'use strict';
 
@@ -27,6 +29,8 @@ const client = new grpc.Client(target, grpc.credentials.createInsecure());
 const toJson = (o) => Buffer.from(JSON.stringify(o));
 const fromJson = (b) => JSON.parse(b.toString());
 const started = Date.now();
+const service = target.substring('xds:///'.length);
+const codeNames = Object.fromEntries(Object.entries(grpc.status).map(([k, v]) => [v, k]));
 let n = 0;
 
 function callOnce() {
@@ -39,10 +43,12 @@ function callOnce() {
   const mine = ++n;
   client.makeUnaryRequest('/muster.echo.Echo/Say', toJson, fromJson, { text: 'node', delay_ms: 0 },
     { deadline: new Date(Date.now() + deadlineMs) }, (err, reply) => {
-      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      const us = Math.round(Number(process.hrtime.bigint() - t0) / 1e3);
+      const base = { event: 'call', ts: new Date(at).toISOString(), service, seq: mine, latency_us: us, at };
       const line = err
-        ? { n: mine, at, ok: false, code: err.code, error: String(err.details || err.message) }
-        : { n: mine, at, ok: true, served_by: reply.served_by, ms: Math.round(ms * 10) / 10 };
+        ? { ...base, ok: false, status: codeNames[err.code] || String(err.code), attempts: [], code: err.code,
+            error: String(err.details || err.message) }
+        : { ...base, ok: true, status: 'OK', attempts: [reply.served_by], served_by: reply.served_by, code: 0 };
       process.stdout.write(JSON.stringify(line) + '\n');
       setTimeout(callOnce, intervalMs);
     });

@@ -71,6 +71,10 @@ final class XdsCommand implements Callable<Integer> {
       description = "Negative control for the lab: serve each service's first set and never push a change.")
   boolean noPush;
 
+  @Option(names = "--empty-on-stale", hidden = true,
+      description = "Negative control for the lab: push an empty assignment while a service's cache is stale.")
+  boolean emptyOnStale;
+
   @Option(names = "--max-streams", paramLabel = "N", defaultValue = "20000",
       description = "ADS streams served at once; more are refused with RESOURCE_EXHAUSTED (default ${DEFAULT-VALUE}).")
   int maxStreams;
@@ -90,6 +94,9 @@ final class XdsCommand implements Callable<Integer> {
     }
     if (noPush) {
       System.setProperty("muster.xds.negativeControl.noPush", "true"); // read once, when the server's feeds load
+    }
+    if (emptyOnStale) {
+      System.setProperty("muster.xds.negativeControl.emptyOnStale", "true");
     }
     EtcdRegistry registry = EtcdRegistry.connect(etcd.etcdConfig());
     XdsServer server;

@@ -172,6 +172,28 @@ public final class LabContext implements AutoCloseable {
     return start(name, args.toArray(String[]::new));
   }
 
+  /**
+   * Node's own xDS client ({@code @grpc/grpc-js-xds}) calling Echo every {@code callInterval} through
+   * {@code xds:///SERVICE} with {@code muster xds} at {@code xdsPort}: {@code xds-client.js} in the directory
+   * {@code MUSTER_NODE_CLIENT} names ({@code ./muster lab} installs it there with npm ci), printing the call lines
+   * {@code grpc-call --json} prints.
+   */
+  public ChildProcess nodeXdsConsumer(String name, String service, int xdsPort, Duration deadline) {
+    String dir = System.getenv("MUSTER_NODE_CLIENT");
+    if (dir == null || !Files.isDirectory(Path.of(dir, "node_modules", "@grpc", "grpc-js-xds"))) {
+      throw new IllegalStateException("Node's xDS client is not installed (MUSTER_NODE_CLIENT=" + dir + "): run the"
+          + " lab with ./muster lab, which installs it");
+    }
+    String bootstrap = dev.muster.xds.XdsBootstrap.of("127.0.0.1:" + xdsPort).withNodeId(name).toJson();
+    List<String> command = List.of("env", "GRPC_XDS_BOOTSTRAP_CONFIG=" + bootstrap, "node",
+        Path.of(dir, "xds-client.js").toString(), "--target", "xds:///" + service, "--interval-ms",
+        Long.toString(params.callInterval().toMillis()), "--deadline-ms", Long.toString(deadline.toMillis()));
+    ChildProcess p = ChildProcess.start(name, command, this.dir.resolve(name + ".jsonl"),
+        this.dir.resolve(name + ".err"));
+    processes.add(p);
+    return p;
+  }
+
   /** A {@code muster watch SERVICE --json} process. */
   public ChildProcess watcher(String name, String service, String endpoints, String... extra) {
     List<String> args = new ArrayList<>(List.of("watch", service, "--json", "--endpoints", endpoints));

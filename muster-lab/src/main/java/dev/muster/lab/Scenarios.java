@@ -29,6 +29,7 @@ import dev.muster.lab.scenarios.SlowStartAfterRecovery;
 import dev.muster.lab.scenarios.TlsAuthRoundTrip;
 import dev.muster.lab.scenarios.WatchBreak;
 import dev.muster.lab.scenarios.XdsPushAndKill9;
+import dev.muster.lab.scenarios.XdsRegistryDown;
 import java.util.List;
 
 /** Every scenario the lab runs: SPEC §6's, in its order, then the ones added since. */
@@ -62,6 +63,7 @@ public final class Scenarios {
         new GrpcGracefulDrain(),
         new GrpcRegistryDown(),
         new XdsPushAndKill9(), // issue 36: gRPC in any language through muster xds
+        new XdsRegistryDown(),
         // issue 16: health beyond the lease
         new AliveNotServing(),
         new NotReadyUntilWarm(),

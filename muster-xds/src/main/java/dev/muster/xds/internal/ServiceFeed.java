@@ -37,6 +37,13 @@ final class ServiceFeed implements EndpointListener, Prober.Sink, AutoCloseable 
    */
   static final String NO_PUSH_PROPERTY = "muster.xds.negativeControl.noPush";
   private static final boolean NO_PUSH = Boolean.getBoolean(NO_PUSH_PROPERTY);
+  /**
+   * The lab's other negative control, never for use: with this system property {@code true}, a feed whose cache goes
+   * stale pushes an empty assignment, as an xDS server that treats its own error as "no endpoints" does
+   * ({@code muster xds --empty-on-stale}, hidden); the set comes back when the cache recovers.
+   */
+  static final String EMPTY_ON_STALE_PROPERTY = "muster.xds.negativeControl.emptyOnStale";
+  private static final boolean EMPTY_ON_STALE = Boolean.getBoolean(EMPTY_ON_STALE_PROPERTY);
 
   /** A stream subscribed to this service's assignment. */
   interface Subscriber {
@@ -122,12 +129,28 @@ final class ServiceFeed implements EndpointListener, Prober.Sink, AutoCloseable 
 
   @Override
   public void onStale(EndpointSet set, Instant since, String reason) {
+    if (EMPTY_ON_STALE) {
+      log.warn("{}: the registry is unreachable ({}); NEGATIVE CONTROL: an empty assignment is pushed", service,
+          reason);
+      synchronized (this) {
+        view = new View(EndpointSet.of(set.revision(), java.util.List.of()), Set.of(), System.nanoTime(),
+            new ConcurrentHashMap<>());
+      }
+      subscribers.forEach(Subscriber::assignmentChanged);
+      return;
+    }
     log.warn("{}: the registry is unreachable ({}); the last assignment stays served", service, reason);
   }
 
   @Override
   public void onRecovered(EndpointSet set, Duration staleFor) {
     log.info("{}: the registry is reachable again after {}", service, staleFor);
+    if (EMPTY_ON_STALE) {
+      synchronized (this) {
+        view = new View(set, Set.copyOf(down), System.nanoTime(), new ConcurrentHashMap<>());
+      }
+      subscribers.forEach(Subscriber::assignmentChanged);
+    }
   }
 
   @Override
