@@ -54,7 +54,7 @@ final class XdsCommand implements Callable<Integer> {
   @Option(names = "--zone-priorities", negatable = true, defaultValue = "true", fallbackValue = "true",
       description = "Send a client whose bootstrap names its zone (muster xds bootstrap --zone) its zone's instances"
           + " as priority 0 and the others as priority 1, so it fails over only when its zone has none it can use"
-          + " (default: on; --no-zone-priorities: one priority).")
+          + " (default ${DEFAULT-VALUE}; --no-zone-priorities: one priority).")
   boolean zonePriorities;
 
   @Option(names = "--failure-percentage", paramLabel = "PERCENT", defaultValue = "50",
@@ -64,7 +64,8 @@ final class XdsCommand implements Callable<Integer> {
   int failurePercentage;
 
   @Option(names = "--outlier-detection", negatable = true, defaultValue = "true", fallbackValue = "true",
-      description = "Send each cluster Muster's ejection settings as outlier detection (default: on).")
+      description = "Send each cluster Muster's ejection settings as outlier detection (default ${DEFAULT-VALUE};"
+          + " --no-outlier-detection: none).")
   boolean outlierDetection;
 
   @Option(names = "--no-push", hidden = true,
@@ -132,7 +133,8 @@ final class XdsCommand implements Callable<Integer> {
   }
 
   /** {@code muster xds bootstrap}: the JSON a gRPC client reads, for one environment variable. */
-  @Command(name = "bootstrap", description = "Print the xDS bootstrap JSON a gRPC client reads: export"
+  @Command(name = "bootstrap", mixinStandardHelpOptions = true,
+      description = "Print the xDS bootstrap JSON a gRPC client reads: export"
       + " GRPC_XDS_BOOTSTRAP_CONFIG=\"$(muster xds bootstrap --server 127.0.0.1:18000)\", or write it to a file and"
       + " name it in GRPC_XDS_BOOTSTRAP.")
   static final class Bootstrap implements Callable<Integer> {

@@ -1,7 +1,9 @@
 package dev.muster.xds;
 
 import dev.muster.etcd.EtcdRegistry;
+import dev.muster.metrics.MusterMeters;
 import dev.muster.xds.internal.XdsRuntime;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.net.InetSocketAddress;
 import java.util.Objects;
 
@@ -106,6 +108,16 @@ public final class XdsServer implements AutoCloseable {
   /** Starts {@link #pushLatency()}'s and {@link #writeLatency()}'s samples afresh. */
   public void clearPushLatency() {
     runtime.clearPushLatency();
+  }
+
+  /**
+   * Binds the server's meters: the gauges {@code muster.xds.streams}, {@code muster.xds.services} and {@code
+   * muster.xds.push.ack.p99.seconds}, and the counters {@code muster.xds.responses}, {@code muster.xds.acks}, {@code
+   * muster.xds.nacks}, {@code muster.xds.bytes.sent} and {@code muster.xds.streams.refused}. Pull-based. Needs
+   * micrometer-core, an optional dependency: the server itself runs without it ({@link XdsMeters} holds every use).
+   */
+  public MusterMeters.Binding bindMeters(MeterRegistry registry) {
+    return XdsMeters.bind(registry, this);
   }
 
   @Override

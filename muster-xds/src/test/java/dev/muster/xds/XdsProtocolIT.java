@@ -161,6 +161,12 @@ class XdsProtocolIT {
     assertThat(ids(assignment(next))).as("the change, not the refused response again").containsExactly("a", "b");
     assertThat(next.getVersionInfo()).isNotEqualTo(first.getVersionInfo());
     await().until(() -> xds.nacks() >= 1);
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry meters =
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    try (var binding = xds.bindMeters(meters)) {
+      assertThat(meters.get("muster.xds.nacks").functionCounter().count()).isGreaterThanOrEqualTo(1);
+      assertThat(meters.get("muster.xds.streams").gauge().value()).isGreaterThanOrEqualTo(1);
+    }
   }
 
   @Test
