@@ -80,7 +80,7 @@ class XdsProtocolIT {
   @AfterEach
   void close() {
     streams.forEach(Stream::end);
-    registrations.forEach(Registration::closeAsync); // a draining one would hold the test for its drain period
+    registrations.forEach(Registration::close);
   }
 
   /** One ADS stream: what it received, in order. */
@@ -195,11 +195,11 @@ class XdsProtocolIT {
     register("p4", "local", "z1", 300);
     register("p4", "remote", "z2", 100);
     Registration draining = registry.register(Instance.of("p4", "127.0.0.1", 9100).id("drains").zone("z1"),
-        RegistrarConfig.builder().drain(Duration.ofSeconds(60)).shutdownHook(false).build());
+        NO_DRAIN);
     registrations.add(draining);
     registrations.add(registry.register(Instance.of("p4", "127.0.0.1", 9101).id("starting")
         .state(InstanceState.STARTING), NO_DRAIN));
-    draining.drain();
+    draining.update(i -> i.state(InstanceState.DRAINING)); // as a draining provider publishes it
     Stream s = new Stream();
 
     s.ask(LDS, "", "", null, "p4");
@@ -242,5 +242,61 @@ class XdsProtocolIT {
     s.ask(LDS, "", "", null, "not/a/service");
 
     assertThat(s.next().getResourcesList()).isEmpty();
+  }
+
+  @Test
+  void withProbesAnInstanceThatFailsItsProbeIsSentUnhealthy() throws Exception {
+    try (java.net.ServerSocket live = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+        XdsServer probing = XdsServer.start(registry, XdsConfig.builder()
+            .listen(new InetSocketAddress("127.0.0.1", 0))
+            .probe(dev.muster.health.ProbeConfig.parse("tcp").withInterval(Duration.ofMillis(200))
+                .withTimeout(Duration.ofMillis(200)), null).build())) {
+      int dead;
+      try (java.net.ServerSocket gone = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+        dead = gone.getLocalPort(); // closed at once: nothing listens there
+      }
+      registrations.add(registry.register(Instance.of("p5", "127.0.0.1", live.getLocalPort()).id("alive"),
+          NO_DRAIN));
+      registrations.add(registry.register(Instance.of("p5", "127.0.0.1", dead).id("dead"), NO_DRAIN));
+      ManagedChannel toProbing = Grpc.newChannelBuilderForAddress("127.0.0.1", probing.address().getPort(),
+          InsecureChannelCredentials.create()).build();
+      BlockingQueue<DiscoveryResponse> in = new LinkedBlockingQueue<>();
+      StreamObserver<DiscoveryRequest> out = AggregatedDiscoveryServiceGrpc.newStub(toProbing)
+          .streamAggregatedResources(new StreamObserver<>() {
+            @Override
+            public void onNext(DiscoveryResponse r) {
+              in.add(r);
+            }
+
+            @Override
+            public void onError(Throwable t) {}
+
+            @Override
+            public void onCompleted() {}
+          });
+      try {
+        out.onNext(DiscoveryRequest.newBuilder().setTypeUrl(EDS).addResourceNames("p5").build());
+        HealthStatus deadHealth = null;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        ClusterLoadAssignment cla = null;
+        while (deadHealth != HealthStatus.UNHEALTHY && System.nanoTime() < deadline) {
+          DiscoveryResponse r = in.poll(20, TimeUnit.SECONDS);
+          assertThat(r).as("a response within 20 s").isNotNull();
+          cla = assignment(r);
+          deadHealth = health(cla, "dead");
+        }
+        assertThat(deadHealth).as("the instance whose port refuses, after its probes failed").isEqualTo(
+            HealthStatus.UNHEALTHY);
+        assertThat(health(cla, "alive")).isEqualTo(HealthStatus.HEALTHY);
+      } finally {
+        out.onCompleted();
+        toProbing.shutdownNow();
+      }
+    }
+  }
+
+  private static HealthStatus health(ClusterLoadAssignment cla, String id) {
+    return cla.getEndpointsList().stream().filter(l -> l.getLocality().getSubZone().equals(id))
+        .map(l -> l.getLbEndpoints(0).getHealthStatus()).findFirst().orElse(null);
   }
 }
