@@ -99,7 +99,8 @@ public final class ServiceDirectory implements AutoCloseable {
   public interface Listener {
     /**
      * {@code service} appeared (its first key): return the listener its cache gets (it receives the current set
-     * first), or null for none. The cache is opened right after.
+     * first), or null for none. The cache is opened right after. {@link #namespaces()} already includes its
+     * namespace; {@link #caches()} includes the service once its cache is open.
      */
     EndpointListener added(Service service);
 
@@ -345,8 +346,17 @@ public final class ServiceDirectory implements AutoCloseable {
     }
   }
 
-  /** Opens the caches of services that appeared and releases those of services gone. */
+  /**
+   * Opens the caches of services that appeared and releases those of services gone. The namespaces are published
+   * first, so that a listener told of a change, and anyone it tells, reads them as they now are; {@link #caches()}
+   * includes a new service once its cache is open (after {@code added} returned its listener).
+   */
   private void reconcile() {
+    SortedSet<String> nss = new TreeSet<>(namespacesAsked);
+    keys.services().forEach(s -> nss.add(s.namespace()));
+    if (!nss.equals(namespaces)) {
+      namespaces = Collections.unmodifiableSortedSet(nss);
+    }
     boolean changed = false;
     for (Service s : List.copyOf(open.keySet())) {
       if (!keys.services().contains(s)) {
@@ -373,11 +383,6 @@ public final class ServiceDirectory implements AutoCloseable {
     }
     if (changed) {
       published = Collections.unmodifiableMap(new TreeMap<>(open));
-    }
-    SortedSet<String> nss = new TreeSet<>(namespacesAsked);
-    keys.services().forEach(s -> nss.add(s.namespace()));
-    if (!nss.equals(namespaces)) {
-      namespaces = Collections.unmodifiableSortedSet(nss);
     }
   }
 

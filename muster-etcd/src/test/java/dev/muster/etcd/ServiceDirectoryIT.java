@@ -37,9 +37,16 @@ class ServiceDirectoryIT {
     final List<String> lines = new CopyOnWriteArrayList<>();
     final List<String> sets = new CopyOnWriteArrayList<>();
     volatile Instant failingSince;
+    /** Set once the directory started: added() then records whether namespaces() lists the service's namespace. */
+    volatile ServiceDirectory directory;
+    final List<String> namespaceListedWhenAdded = new CopyOnWriteArrayList<>();
 
     @Override
     public EndpointListener added(ServiceDirectory.Service service) {
+      ServiceDirectory d = directory;
+      if (d != null) {
+        namespaceListedWhenAdded.add(service.path() + " " + d.namespaces().contains(service.namespace()));
+      }
       lines.add("added " + service.path());
       return (set, delta) -> sets.add(service.path() + "=" + set.size());
     }
@@ -113,6 +120,26 @@ class ServiceDirectoryIT {
       }
       await().atMost(Duration.ofSeconds(10)).until(() -> !directory.namespaces().contains(ns2));
       assertThat(directory.listings()).isEqualTo(1);
+    }
+  }
+
+  /**
+   * A clean-clone suite once saw namespaces() without the namespace of a service the listener had just been told of:
+   * the directory called added() before it published the namespaces.
+   */
+  @Test
+  void aListenerToldOfAServiceInANewNamespaceFindsThatNamespaceListed() {
+    String ns = ns();
+    Heard heard = new Heard();
+    try (EtcdRegistry registry = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()));
+         ServiceDirectory directory = ServiceDirectory.builder(registry, heard).start()) {
+      assertThat(directory.awaitListed(Duration.ofSeconds(10))).isTrue();
+      heard.directory = directory;
+      try (Registration r = registry.register(Instance.of("orders", "127.0.0.1", 1001).namespace(ns).id("a"),
+          QUICK)) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> heard.lines.contains("added " + ns + "/orders"));
+        assertThat(heard.namespaceListedWhenAdded).containsExactly(ns + "/orders true");
+      }
     }
   }
 
