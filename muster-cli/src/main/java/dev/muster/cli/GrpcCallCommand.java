@@ -6,9 +6,12 @@ import dev.muster.grpc.MusterNameResolverProvider;
 import dev.muster.grpc.MusterRetryInterceptor;
 import dev.muster.grpc.echo.Echo;
 import dev.muster.retry.RetryConfig;
+import dev.muster.xds.XdsBootstrap;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientInterceptors;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
@@ -273,8 +276,8 @@ final class GrpcCallCommand implements Callable<Integer> {
     return t.toString();
   }
 
-  private dev.muster.xds.XdsBootstrap bootstrap() {
-    dev.muster.xds.XdsBootstrap b = dev.muster.xds.XdsBootstrap.of(xdsServer).withNodeId("grpc-call-"
+  private XdsBootstrap bootstrap() {
+    XdsBootstrap b = XdsBootstrap.of(xdsServer).withNodeId("grpc-call-"
         + ProcessHandle.current().pid());
     return xdsZone == null ? b : b.withZone(xdsZone);
   }
@@ -285,7 +288,7 @@ final class GrpcCallCommand implements Callable<Integer> {
    */
   ManagedChannel xdsChannel() {
     System.setProperty("io.grpc.xds.bootstrapConfig", bootstrap().toJson());
-    return io.grpc.Grpc.newChannelBuilder("xds:///" + service, io.grpc.InsecureChannelCredentials.create()).build();
+    return Grpc.newChannelBuilder("xds:///" + service, InsecureChannelCredentials.create()).build();
   }
 
   @SuppressWarnings("deprecation") // nameResolverFactory: the one public way to give one channel its own resolver

@@ -65,4 +65,18 @@ class XdsCommandTest {
     assertThat(off.zonePriorities).isFalse();
     assertThat(off.outlierDetection).isFalse();
   }
+
+  @Test
+  void grpcCallThroughAnXdsServerRefusesThePolicyOptionsTheServerDecides() {
+    Run policy = run("grpc-call", "echo", "--xds-server", "127.0.0.1:18000", "--policy", "round_robin");
+    Run zone = run("grpc-call", "echo", "--xds-zone", "z1");
+    Run server = run("grpc-call", "echo", "--xds-server", "nowhere");
+
+    assertThat(policy.exit()).isEqualTo(2);
+    assertThat(policy.err().strip()).startsWith("muster: --xds-server").doesNotContain("\n");
+    assertThat(zone.exit()).isEqualTo(2);
+    assertThat(zone.err().strip()).contains("--xds-zone").contains("--xds-server");
+    assertThat(server.exit()).isEqualTo(2);
+    assertThat(server.err().strip()).contains("HOST:PORT");
+  }
 }

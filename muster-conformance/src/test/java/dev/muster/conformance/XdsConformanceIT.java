@@ -172,6 +172,15 @@ class XdsConformanceIT {
     }
     closing.add(slow::shutdownNow);
     ManagedChannel ch = slow;
+    // a new channel picks among its READY connections only: until both are up, every call may go to one (a suite
+    // once saw all 8 slow calls on a, none on b)
+    java.util.Set<String> warmed = new java.util.HashSet<>();
+    await("the slow calls' channel reaches a and b").atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(20))
+        .until(() -> {
+          warmed.add(ClientCalls.blockingUnaryCall(ch, Echo.SAY, CallOptions.DEFAULT.withDeadlineAfter(2,
+              TimeUnit.SECONDS), Echo.say("warm", 0)).path("served_by").asText());
+          return warmed.containsAll(List.of("a", "b"));
+        });
     List<CompletableFuture<JsonNode>> inFlight = new ArrayList<>();
     for (int i = 0; i < 8; i++) {
       inFlight.add(CompletableFuture.supplyAsync(() -> ClientCalls.blockingUnaryCall(ch, Echo.SAY,

@@ -11,6 +11,7 @@ import dev.muster.registry.InstanceKey;
 import dev.muster.xds.internal.AdsStream.Resource;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -133,7 +134,7 @@ final class ServiceFeed implements EndpointListener, Prober.Sink, AutoCloseable 
       log.warn("{}: the registry is unreachable ({}); NEGATIVE CONTROL: an empty assignment is pushed", service,
           reason);
       synchronized (this) {
-        view = new View(EndpointSet.of(set.revision(), java.util.List.of()), Set.of(), System.nanoTime(),
+        view = new View(EndpointSet.of(set.revision(), List.of()), Set.of(), System.nanoTime(),
             new ConcurrentHashMap<>());
       }
       subscribers.forEach(Subscriber::assignmentChanged);

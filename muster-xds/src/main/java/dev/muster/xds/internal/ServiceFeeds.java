@@ -6,9 +6,11 @@ import dev.muster.cache.EndpointCache;
 import dev.muster.health.Prober;
 import dev.muster.registry.Names;
 import dev.muster.xds.internal.AdsStream.Resource;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * Every resource the server serves, for every stream: the listener, route configuration and cluster of any valid
@@ -24,7 +26,7 @@ final class ServiceFeeds implements AdsStream.Catalog, AutoCloseable {
   interface Opener extends BiFunction<String, ServiceFeed, ServiceFeed> {}
 
   private final boolean zonePriorities;
-  private final java.util.function.Function<String, Message> cluster;
+  private final Function<String, Message> cluster;
   private final Opener opener;
   private final Map<String, Resource> statics = new ConcurrentHashMap<>();
   /** Written under this object's monitor; read without it. */
@@ -34,7 +36,7 @@ final class ServiceFeeds implements AdsStream.Catalog, AutoCloseable {
    * @param cluster builds a service's cluster (it carries the server's ejection settings)
    * @param opener opens a new feed's cache and prober
    */
-  ServiceFeeds(boolean zonePriorities, java.util.function.Function<String, Message> cluster, Opener opener) {
+  ServiceFeeds(boolean zonePriorities, Function<String, Message> cluster, Opener opener) {
     this.zonePriorities = zonePriorities;
     this.cluster = cluster;
     this.opener = opener;
@@ -104,17 +106,17 @@ final class ServiceFeeds implements AdsStream.Catalog, AutoCloseable {
 
   @Override
   public void close() {
-    java.util.List<ServiceFeed> all;
+    List<ServiceFeed> all;
     synchronized (this) {
-      all = java.util.List.copyOf(feeds.values());
+      all = List.copyOf(feeds.values());
       feeds.clear();
     }
     all.forEach(ServiceFeed::close);
   }
 
   /** Opens caches with {@code openCache} and probers with {@code startProber} (null: no probes). */
-  static Opener opener(java.util.function.BiFunction<String, ServiceFeed, EndpointCache> openCache,
-      java.util.function.BiFunction<String, ServiceFeed, Prober> startProber) {
+  static Opener opener(BiFunction<String, ServiceFeed, EndpointCache> openCache,
+      BiFunction<String, ServiceFeed, Prober> startProber) {
     return (service, feed) -> {
       feed.open(f -> openCache.apply(service, f), f -> startProber == null ? null : startProber.apply(service, f));
       return feed;

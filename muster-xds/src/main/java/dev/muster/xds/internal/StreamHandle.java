@@ -11,6 +11,7 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.util.EnumMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executor;
@@ -138,7 +139,7 @@ final class StreamHandle implements StreamObserver<DiscoveryRequest>, ServiceFee
         subscribed.add(s);
       }
     }
-    for (java.util.Iterator<String> it = subscribed.iterator(); it.hasNext(); ) {
+    for (Iterator<String> it = subscribed.iterator(); it.hasNext(); ) {
       String s = it.next();
       if (!names.contains(s)) {
         it.remove();
@@ -168,7 +169,7 @@ final class StreamHandle implements StreamObserver<DiscoveryRequest>, ServiceFee
   }
 
   private void flush() {
-    for (java.util.Iterator<Map.Entry<XdsType, DiscoveryResponse>> it = pending.entrySet().iterator();
+    for (Iterator<Map.Entry<XdsType, DiscoveryResponse>> it = pending.entrySet().iterator();
         it.hasNext() && !closed && out.isReady(); ) {
       Map.Entry<XdsType, DiscoveryResponse> e = it.next();
       it.remove();

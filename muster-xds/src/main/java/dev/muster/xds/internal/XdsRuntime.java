@@ -5,6 +5,7 @@ import dev.muster.etcd.EtcdRegistry;
 import dev.muster.health.Prober;
 import dev.muster.sign.TrustedKeys;
 import dev.muster.xds.XdsConfig;
+import dev.muster.xds.XdsPushLatency;
 import dev.muster.xds.internal.AdsStream.Outcome;
 import io.envoyproxy.envoy.service.discovery.v3.AggregatedDiscoveryServiceGrpc;
 import io.envoyproxy.envoy.service.discovery.v3.DiscoveryRequest;
@@ -145,7 +146,7 @@ public final class XdsRuntime implements StreamHandle.Server, AutoCloseable {
   }
 
   /** From a change reaching the server to the assignment carrying it written to each stream's transport. */
-  public dev.muster.xds.XdsPushLatency writeLatency() {
+  public XdsPushLatency writeLatency() {
     return pushToWrite.snapshot();
   }
 
@@ -155,7 +156,7 @@ public final class XdsRuntime implements StreamHandle.Server, AutoCloseable {
   }
 
   /** Push-to-ACK latencies of the last acknowledged assignments. */
-  public dev.muster.xds.XdsPushLatency pushLatency() {
+  public XdsPushLatency pushLatency() {
     return pushToAck.snapshot();
   }
 
