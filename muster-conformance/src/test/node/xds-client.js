@@ -6,6 +6,7 @@
 //   {"event":"call","ts":"2026-12-05T20:00:00.000Z","service":"orders","seq":1,"ok":true,"status":"OK",
 //    "latency_us":1200,"attempts":["a"],"at":1733400000000,"served_by":"a","code":0}
 // Usage: node xds-client.js --target xds:///orders [--interval-ms 20] [--seconds 0] [--deadline-ms 2000]
+//        [--delay-ms 0]
 'use strict';
 
 const grpc = require('@grpc/grpc-js');
@@ -24,6 +25,7 @@ if (!target || !target.startsWith('xds:///')) {
 const intervalMs = Number(option('interval-ms', '20'));
 const seconds = Number(option('seconds', '0'));
 const deadlineMs = Number(option('deadline-ms', '2000'));
+const delayMs = Number(option('delay-ms', '0')); // the server waits this long before it answers
 
 const client = new grpc.Client(target, grpc.credentials.createInsecure());
 const toJson = (o) => Buffer.from(JSON.stringify(o));
@@ -41,7 +43,7 @@ function callOnce() {
   const at = Date.now();
   const t0 = process.hrtime.bigint();
   const mine = ++n;
-  client.makeUnaryRequest('/muster.echo.Echo/Say', toJson, fromJson, { text: 'node', delay_ms: 0 },
+  client.makeUnaryRequest('/muster.echo.Echo/Say', toJson, fromJson, { text: 'node', delay_ms: delayMs },
     { deadline: new Date(Date.now() + deadlineMs) }, (err, reply) => {
       const us = Math.round(Number(process.hrtime.bigint() - t0) / 1e3);
       const base = { event: 'call', ts: new Date(at).toISOString(), service, seq: mine, latency_us: us, at };

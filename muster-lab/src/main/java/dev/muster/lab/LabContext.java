@@ -179,6 +179,11 @@ public final class LabContext implements AutoCloseable {
    * {@code grpc-call --json} prints.
    */
   public ChildProcess nodeXdsConsumer(String name, String service, int xdsPort, Duration deadline) {
+    return nodeXdsConsumer(name, service, xdsPort, deadline, 0);
+  }
+
+  /** {@link #nodeXdsConsumer(String, String, int, Duration)}, each call asking the server to wait {@code delayMs}. */
+  public ChildProcess nodeXdsConsumer(String name, String service, int xdsPort, Duration deadline, long delayMs) {
     String dir = System.getenv("MUSTER_NODE_CLIENT");
     if (dir == null || !Files.isDirectory(Path.of(dir, "node_modules", "@grpc", "grpc-js-xds"))) {
       throw new IllegalStateException("Node's xDS client is not installed (MUSTER_NODE_CLIENT=" + dir + "): run the"
@@ -187,10 +192,26 @@ public final class LabContext implements AutoCloseable {
     String bootstrap = dev.muster.xds.XdsBootstrap.of("127.0.0.1:" + xdsPort).withNodeId(name).toJson();
     List<String> command = List.of("env", "GRPC_XDS_BOOTSTRAP_CONFIG=" + bootstrap, "node",
         Path.of(dir, "xds-client.js").toString(), "--target", "xds:///" + service, "--interval-ms",
-        Long.toString(params.callInterval().toMillis()), "--deadline-ms", Long.toString(deadline.toMillis()));
+        Long.toString(params.callInterval().toMillis()), "--deadline-ms", Long.toString(deadline.toMillis()),
+        "--delay-ms", Long.toString(delayMs));
     ChildProcess p = ChildProcess.start(name, command, this.dir.resolve(name + ".jsonl"),
         this.dir.resolve(name + ".err"));
     processes.add(p);
+    return p;
+  }
+
+  /**
+   * {@code muster xds} on {@code 127.0.0.1:port} for the registry at {@code endpoints}, with {@code extra} options
+   * (the hidden negative controls {@code --no-push}, {@code --empty-on-stale}); returns once it serves.
+   */
+  public ChildProcess xdsServer(String name, String endpoints, int port, String... extra) {
+    List<String> args = new ArrayList<>(List.of("xds", "--listen", "127.0.0.1:" + port, "--endpoints", endpoints));
+    args.addAll(List.of(extra));
+    ChildProcess p = start(name, args.toArray(String[]::new));
+    await(name + " serving", Duration.ofSeconds(60), () -> p.json().has("serving") || !p.isAlive());
+    if (!p.isAlive()) {
+      throw new IllegalStateException(name + " ended: " + p.stderrTail());
+    }
     return p;
   }
 

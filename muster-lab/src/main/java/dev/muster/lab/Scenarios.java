@@ -28,6 +28,7 @@ import dev.muster.lab.scenarios.SigstopStaleWindow;
 import dev.muster.lab.scenarios.SlowStartAfterRecovery;
 import dev.muster.lab.scenarios.TlsAuthRoundTrip;
 import dev.muster.lab.scenarios.WatchBreak;
+import dev.muster.lab.scenarios.XdsGracefulDrain;
 import dev.muster.lab.scenarios.XdsPushAndKill9;
 import dev.muster.lab.scenarios.XdsRegistryDown;
 import java.util.List;
@@ -64,6 +65,7 @@ public final class Scenarios {
         new GrpcRegistryDown(),
         new XdsPushAndKill9(), // issue 36: gRPC in any language through muster xds
         new XdsRegistryDown(),
+        new XdsGracefulDrain(),
         // issue 16: health beyond the lease
         new AliveNotServing(),
         new NotReadyUntilWarm(),

@@ -52,8 +52,8 @@ public final class XdsPushAndKill9 implements Scenario {
     Fleet f = Fleet.grpcProviders(ctx, "echo", endpoints, 3);
     int tPort = LoopbackPorts.pick();
     int nPort = LoopbackPorts.pick();
-    ChildProcess t = xds(ctx, "xds-t", endpoints, tPort);
-    ChildProcess n = xds(ctx, "xds-n", endpoints, nPort, "--no-push");
+    ChildProcess t = ctx.xdsServer("xds-t", endpoints, tPort);
+    ChildProcess n = ctx.xdsServer("xds-n", endpoints, nPort, "--no-push");
     ChildProcess a = ctx.xdsConsumer("consumer-a", f.service, tPort, DEADLINE);
     ChildProcess b = ctx.xdsConsumer("consumer-b", f.service, nPort, DEADLINE);
     f.awaitWarm(ctx, a, b);
@@ -94,17 +94,6 @@ public final class XdsPushAndKill9 implements Scenario {
             + " figures reported (grpc-java stops picking a closed connection by itself)");
   }
 
-  private static ChildProcess xds(LabContext ctx, String name, String endpoints, int port, String... extra) {
-    List<String> args = new java.util.ArrayList<>(List.of("xds", "--listen", "127.0.0.1:" + port, "--endpoints",
-        endpoints));
-    args.addAll(List.of(extra));
-    ChildProcess p = ctx.start(name, args.toArray(String[]::new));
-    ctx.await(name + " serving", Duration.ofSeconds(60), () -> p.json().has("serving") || !p.isAlive());
-    if (!p.isAlive()) {
-      throw new IllegalStateException(name + " ended: " + p.stderrTail());
-    }
-    return p;
-  }
 
   /** When {@code caller}'s first call started after {@code after} that {@code id} answered. */
   private static Optional<Instant> firstAnsweredBy(ChildProcess caller, String id, Instant after) {

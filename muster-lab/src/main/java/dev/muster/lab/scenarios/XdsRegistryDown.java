@@ -51,8 +51,8 @@ public final class XdsRegistryDown implements Scenario {
     Fleet f = Fleet.grpcProviders(ctx, "echo", endpoints, 3);
     int tPort = LoopbackPorts.pick();
     int nPort = LoopbackPorts.pick();
-    xds(ctx, "xds-t", endpoints, tPort);
-    xds(ctx, "xds-n", endpoints, nPort, "--empty-on-stale");
+    ctx.xdsServer("xds-t", endpoints, tPort);
+    ctx.xdsServer("xds-n", endpoints, nPort, "--empty-on-stale");
     ChildProcess a = ctx.xdsConsumer("consumer-a", f.service, tPort, DEADLINE);
     ChildProcess an = ctx.nodeXdsConsumer("consumer-an", f.service, tPort, DEADLINE);
     ChildProcess b = ctx.xdsConsumer("consumer-b", f.service, nPort, DEADLINE);
@@ -87,14 +87,4 @@ public final class XdsRegistryDown implements Scenario {
             + " connected endpoints when an assignment empties)");
   }
 
-  private static void xds(LabContext ctx, String name, String endpoints, int port, String... extra) {
-    List<String> args = new java.util.ArrayList<>(List.of("xds", "--listen", "127.0.0.1:" + port, "--endpoints",
-        endpoints));
-    args.addAll(List.of(extra));
-    ChildProcess p = ctx.start(name, args.toArray(String[]::new));
-    ctx.await(name + " serving", Duration.ofSeconds(60), () -> p.json().has("serving") || !p.isAlive());
-    if (!p.isAlive()) {
-      throw new IllegalStateException(name + " ended: " + p.stderrTail());
-    }
-  }
 }
