@@ -90,7 +90,11 @@ class XdsProtocolIT {
     boolean first = true;
 
     Stream() {
-      out = AggregatedDiscoveryServiceGrpc.newStub(channel).streamAggregatedResources(new StreamObserver<>() {
+      this(channel);
+    }
+
+    Stream(ManagedChannel to) {
+      out = AggregatedDiscoveryServiceGrpc.newStub(to).streamAggregatedResources(new StreamObserver<>() {
         @Override
         public void onNext(DiscoveryResponse r) {
           in.add(r);
@@ -260,36 +264,20 @@ class XdsProtocolIT {
       registrations.add(registry.register(Instance.of("p5", "127.0.0.1", dead).id("dead"), NO_DRAIN));
       ManagedChannel toProbing = Grpc.newChannelBuilderForAddress("127.0.0.1", probing.address().getPort(),
           InsecureChannelCredentials.create()).build();
-      BlockingQueue<DiscoveryResponse> in = new LinkedBlockingQueue<>();
-      StreamObserver<DiscoveryRequest> out = AggregatedDiscoveryServiceGrpc.newStub(toProbing)
-          .streamAggregatedResources(new StreamObserver<>() {
-            @Override
-            public void onNext(DiscoveryResponse r) {
-              in.add(r);
-            }
-
-            @Override
-            public void onError(Throwable t) {}
-
-            @Override
-            public void onCompleted() {}
-          });
+      Stream stream = new Stream(toProbing);
       try {
-        out.onNext(DiscoveryRequest.newBuilder().setTypeUrl(EDS).addResourceNames("p5").build());
+        stream.ask(EDS, "", "", null, "p5");
         HealthStatus deadHealth = null;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         ClusterLoadAssignment cla = null;
         while (deadHealth != HealthStatus.UNHEALTHY && System.nanoTime() < deadline) {
-          DiscoveryResponse r = in.poll(20, TimeUnit.SECONDS);
-          assertThat(r).as("a response within 20 s").isNotNull();
-          cla = assignment(r);
+          cla = assignment(stream.next());
           deadHealth = health(cla, "dead");
         }
         assertThat(deadHealth).as("the instance whose port refuses, after its probes failed").isEqualTo(
             HealthStatus.UNHEALTHY);
         assertThat(health(cla, "alive")).isEqualTo(HealthStatus.HEALTHY);
       } finally {
-        out.onCompleted();
         toProbing.shutdownNow();
       }
     }
