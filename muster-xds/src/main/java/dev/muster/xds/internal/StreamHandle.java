@@ -1,5 +1,6 @@
 package dev.muster.xds.internal;
 
+import dev.muster.internal.Json;
 import dev.muster.internal.SerialExecutor;
 import dev.muster.xds.internal.AdsStream.Outcome;
 import dev.muster.xds.internal.AdsStream.Request;
@@ -107,13 +108,14 @@ final class StreamHandle implements StreamObserver<DiscoveryRequest>, ServiceFee
     }
     if (stream == null) { // the node comes with the first request (Node's client sends it only then)
       String zone = r.getNode().getLocality().getZone();
-      node = r.getNode().getId().isEmpty() ? "stream-" + id : r.getNode().getId();
+      // the client's own words: quoted and escaped, so a node id holding a line feed cannot forge a log line
+      node = r.getNode().getId().isEmpty() ? "stream-" + id : Json.show(r.getNode().getId());
       stream = new AdsStream(server.feeds(), zone.isEmpty() ? null : zone);
     }
     XdsType type = XdsType.of(r.getTypeUrl()).orElse(null);
     if (type == null) {
       if (ignoredTypes.add(r.getTypeUrl())) {
-        log.warn("{}: asks for {}, which this server does not serve; ignored", node, r.getTypeUrl());
+        log.warn("{}: asks for {}, which this server does not serve; ignored", node, Json.show(r.getTypeUrl()));
       }
       return;
     }

@@ -3,6 +3,7 @@ package dev.muster.xds.internal;
 import dev.muster.cache.CacheConfig;
 import dev.muster.etcd.EtcdRegistry;
 import dev.muster.health.Prober;
+import dev.muster.internal.Json;
 import dev.muster.sign.TrustedKeys;
 import dev.muster.xds.XdsConfig;
 import dev.muster.xds.XdsPushLatency;
@@ -122,7 +123,7 @@ public final class XdsRuntime implements StreamHandle.Server, AutoCloseable {
       case NACK -> {
         nacks.get(type).increment();
         log.warn("{} refused its {} response: {} (that content is not sent again; the next change is)", node,
-            type, refusal);
+            type, Json.show(String.valueOf(refusal)));
       }
       default -> { }
     }
