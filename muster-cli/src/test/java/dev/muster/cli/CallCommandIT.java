@@ -55,10 +55,10 @@ class CallCommandIT {
         await().atMost(Duration.ofSeconds(60)).until(() -> lastAllOk(a, 20) && lastAllOk(b, 20));
 
         Instant stopAt = Instant.now();
-        p1.signal("STOP");
+        p1.pause();
         // The stale window: p1's lease (3 s) runs out and both consumers' caches drop it.
         await().atMost(Duration.ofSeconds(30)).until(() -> dropped(a, "p1", stopAt) && dropped(b, "p1", stopAt));
-        p1.signal("CONT");
+        p1.resume();
         await().atMost(Duration.ofSeconds(10)).until(() -> p1.json().eventNames().contains("reregistered"));
         Instant killAt = Instant.now();
         p2.kill();

@@ -96,14 +96,14 @@ class RegisterCommandIT {
       MusterJar.awaitEvent(p, "registered");
       long firstLease = get(key).getKvs().get(0).getLease();
 
-      p.signal("STOP");
+      p.pause();
       await("key expired").atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50))
           .until(() -> get(key).getCount() == 0);
       long goneAt = get(key).getHeader().getRevision();
       try (KeyWatch watch = new KeyWatch(client, key, goneAt + 1)) {
         long resumed = System.nanoTime();
         Instant resumedAt = Instant.now(); // same host clock as the process's "ts"
-        p.signal("CONT");
+        p.resume();
         await("key back").atMost(Duration.ofSeconds(10)).until(() -> watch.first(EventType.PUT) != null);
         KeyWatch.Seen back = watch.first(EventType.PUT);
         long millis = (back.nanos() - resumed) / 1_000_000;

@@ -53,8 +53,8 @@ class EtcdMaintenanceIT {
       long start = System.nanoTime();
       List<EtcdMaintenance.MemberStatus> status = m.status(Duration.ofSeconds(2));
       long tookMs = (System.nanoTime() - start) / 1_000_000;
-      // Seen once (design-memory.md, "Open"): member 2's status answered within 69 ms while SIGSTOPped. If it comes
-      // again, say who answered and what the kernel says of the frozen process.
+      // Failed twice when pause() returned before every thread of the member had stopped, and the member itself
+      // answered (design-memory.md, "Found"): the message names who answered and what the kernel says of it.
       assertThat(status.get(2).answered())
           .as("member %s (pid %s, %s) was SIGSTOPped; the answer for %s came from member %s", frozen.memberId(),
               frozen.pid(), procState(frozen), status.get(2).endpoint(), status.get(2).memberId())

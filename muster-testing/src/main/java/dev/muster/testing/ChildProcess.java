@@ -165,9 +165,9 @@ public final class ChildProcess implements AutoCloseable {
     return tail(stderr());
   }
 
-  /** SIGSTOP, by pid. */
+  /** SIGSTOP, by pid; returns once every thread of the process is stopped. */
   public void pause() {
-    Signals.send(pid(), "STOP");
+    Signals.stop(pid());
   }
 
   /** SIGCONT, by pid. */

@@ -160,7 +160,7 @@ public final class EtcdMember {
   /** Freezes the process with SIGSTOP: it keeps its sockets but answers nothing. */
   public synchronized void pause() {
     requireRunning("pause");
-    Signals.send(process.pid(), "STOP");
+    Signals.stop(process.pid());
     paused = true;
   }
 

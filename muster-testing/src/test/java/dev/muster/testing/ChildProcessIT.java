@@ -58,7 +58,7 @@ class ChildProcessIT {
       assertThat(its.processGroup()).as("its process group").isEqualTo(p.pid()).isNotEqualTo(ours.processGroup());
       assertThat(its.session()).as("its session").isEqualTo(p.pid()).isNotEqualTo(ours.session());
       p.pause();
-      await().atMost(Duration.ofSeconds(10)).until(() -> ProcStat.of(p.pid()).stopped());
+      assertThat(ProcStat.of(p.pid()).stopped()).as("stopped when pause() returns").isTrue();
     }
   }
 

@@ -59,6 +59,47 @@ class EtcdMemberIT {
     }
   }
 
+  /**
+   * SIGSTOP is asynchronous: {@code kill} returns once the signal is queued, and the process's threads run on
+   * until the thread woken to take it has stopped them all. On a loaded machine a "frozen" member answered a
+   * status call made after that (EtcdMaintenanceIT, twice). pause() returns only once every thread is stopped: a
+   * client keeps the member busy meanwhile, so its threads are running when each SIGSTOP arrives.
+   */
+  @Test
+  void pauseReturnsOnlyOnceEveryThreadOfTheMemberIsStopped() throws Exception {
+    EtcdMember m = etcd.member(0);
+    long pid = m.pid().orElseThrow();
+    java.util.concurrent.atomic.AtomicBoolean busy = new java.util.concurrent.atomic.AtomicBoolean(true);
+    try (Client c = Clients.to(m.clientUrl())) {
+      Thread load = new Thread(() -> {
+        while (busy.get()) {
+          try {
+            c.getKVClient().put(bytes("/member/busy"), bytes("1")).get(1, TimeUnit.SECONDS);
+          } catch (Exception stalledWhilePaused) {
+            // expected while the member is paused
+          }
+        }
+      });
+      load.start();
+      try {
+        for (int i = 0; i < 100; i++) {
+          m.pause();
+          java.util.Map<Long, ProcStat> threads = ProcStat.threads(pid);
+          assertThat(threads.values()).as("pause %d: every thread of the member (tid=state: %s)", i, threads)
+              .isNotEmpty().allMatch(ProcStat::stopped);
+          m.resume();
+          Thread.sleep(20);
+        }
+      } finally {
+        busy.set(false);
+        if (m.isPaused()) {
+          m.resume();
+        }
+        load.join(10_000);
+      }
+    }
+  }
+
   @Test
   void restartingARunningMemberIsRefusedWithAClearMessage() {
     EtcdMember m = etcd.member(0);

@@ -3,6 +3,7 @@ package dev.muster.testing.internal;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -36,6 +37,67 @@ public final class Signals {
     detached.add(SETSID.get().toString());
     detached.addAll(command);
     return detached;
+  }
+
+  /** How long {@link #stop} waits for every thread of the process to stop. */
+  private static final Duration STOP_WAIT = Duration.ofSeconds(10);
+
+  /**
+   * SIGSTOP, then waits until every thread of {@code pid} is stopped. The kernel stops a process asynchronously:
+   * {@code kill} returns once the signal is queued, one thread is woken to take it, and the process's other threads
+   * run on until that thread is scheduled and stops them all. On a loaded machine that took long enough for a
+   * "frozen" etcd member to answer a status call made after {@code kill} returned (EtcdMaintenanceIT, seen twice).
+   * Fails if the process has a thread still not stopped after 10 s, or is gone.
+   */
+  public static void stop(long pid) {
+    send(pid, "STOP");
+    long deadline = System.nanoTime() + STOP_WAIT.toNanos();
+    List<String> running = notStopped(pid);
+    while (!running.isEmpty()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("SIGSTOP was sent to " + pid + " but after " + STOP_WAIT.toSeconds()
+            + " s these threads are still not stopped (tid state): " + running);
+      }
+      try {
+        Thread.sleep(1);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for " + pid + " to stop", e);
+      }
+      running = notStopped(pid);
+    }
+  }
+
+  /**
+   * The threads of {@code pid} that are not stopped, each as "TID STATE" from {@code /proc/PID/task/TID/stat}
+   * (state {@code T} is stopped by a signal, {@code t} by a tracer). Empty when every thread is stopped; fails if
+   * the process is gone or {@code /proc} cannot be read.
+   */
+  public static List<String> notStopped(long pid) {
+    Path tasks = Path.of("/proc", Long.toString(pid), "task");
+    List<String> out = new ArrayList<>();
+    try (var dirs = Files.list(tasks)) {
+      for (Path task : (Iterable<Path>) dirs::iterator) {
+        String state = threadState(task.resolve("stat"));
+        if (!state.isEmpty() && !state.equals("T") && !state.equals("t")) {
+          out.add(task.getFileName() + " " + state);
+        }
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("could not read the threads of " + pid + " (" + tasks + "): " + e, e);
+    }
+    return out;
+  }
+
+  /** The state letter in a {@code stat} file (the field after the command's closing parenthesis); empty if gone. */
+  private static String threadState(Path stat) {
+    try {
+      String line = Files.readString(stat);
+      String[] after = line.substring(line.lastIndexOf(')') + 1).trim().split(" ", 2);
+      return after[0];
+    } catch (IOException e) {
+      return ""; // the thread exited between the listing and the read
+    }
   }
 
   /** Sends {@code signal} (e.g. "STOP", "CONT") to {@code pid}; fails if the pid is gone. */
