@@ -80,6 +80,16 @@ final class XdsCommand implements Callable<Integer> {
       description = "ADS streams served at once; more are refused with RESOURCE_EXHAUSTED (default ${DEFAULT-VALUE}).")
   int maxStreams;
 
+  @Option(names = "--max-names", paramLabel = "N", defaultValue = "1000",
+      description = "Resource names one request of a stream may carry; a stream that asks for more is ended with"
+          + " RESOURCE_EXHAUSTED naming this limit (default ${DEFAULT-VALUE}).")
+  int maxNames;
+
+  @Option(names = "--max-services", paramLabel = "N", defaultValue = "10000",
+      description = "Services followed at once (each holds one etcd watch); a stream whose request would open one"
+          + " more is ended with RESOURCE_EXHAUSTED naming this limit (default ${DEFAULT-VALUE}).")
+  int maxServices;
+
   @Override
   public Integer call() throws InterruptedException {
     XdsConfig config;
@@ -89,7 +99,7 @@ final class XdsCommand implements Callable<Integer> {
           .zonePriorities(zonePriorities).failurePercentage(failurePercentage)
           .outlier(OutlierConfig.defaults().toBuilder().enabled(outlierDetection).build())
           .probe(pc, pc == null ? null : probes.probeFactory(pc)).trustedKeys(trust.keys()).maxStreams(maxStreams)
-          .build();
+          .maxNames(maxNames).maxServices(maxServices).build();
     } catch (InvalidInputException e) {
       throw new Errors.UsageException(flag(e.getMessage()) + e.getMessage());
     }
@@ -125,6 +135,12 @@ final class XdsCommand implements Callable<Integer> {
     }
     if (message.contains("maxStreams")) {
       return "--max-streams: ";
+    }
+    if (message.contains("maxNames")) {
+      return "--max-names: ";
+    }
+    if (message.contains("maxServices")) {
+      return "--max-services: ";
     }
     if (message.contains("namespace")) {
       return "--namespace: ";

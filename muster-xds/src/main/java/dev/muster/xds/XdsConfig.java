@@ -32,10 +32,14 @@ import java.util.function.Supplier;
  * @param trustedKeys serve only records signed by one of these keys (for the namespace): an unsigned or forged record
  *     is excluded by the service's cache, counted and never served; empty (the default): records are not checked
  * @param maxStreams ADS streams served at once; more are refused with RESOURCE_EXHAUSTED; 20,000
+ * @param maxNames resource names one stream may ask for in one request of a type; a stream that asks for more is
+ *     ended with RESOURCE_EXHAUSTED naming the limit; 1,000
+ * @param maxServices services whose assignments the server follows at once (each holds a cache, one etcd watch);
+ *     a stream whose request would open one more is ended with RESOURCE_EXHAUSTED naming the limit; 10,000
  */
 public record XdsConfig(InetSocketAddress listen, String namespace, boolean zonePriorities, OutlierConfig outlier,
     int failurePercentage, ProbeConfig probe, Supplier<Probe> probeFactory, List<TrustedKey> trustedKeys,
-    int maxStreams) {
+    int maxStreams, int maxNames, int maxServices) {
   public static final int DEFAULT_PORT = 18000;
 
   public XdsConfig {
@@ -51,6 +55,12 @@ public record XdsConfig(InetSocketAddress listen, String namespace, boolean zone
     trustedKeys = trustedKeys == null ? List.of() : List.copyOf(trustedKeys);
     if (maxStreams < 1) {
       throw new InvalidInputException("maxStreams", maxStreams, "use 1 or more");
+    }
+    if (maxNames < 1) {
+      throw new InvalidInputException("maxNames", maxNames, "use 1 or more");
+    }
+    if (maxServices < 1) {
+      throw new InvalidInputException("maxServices", maxServices, "use 1 or more");
     }
   }
 
@@ -73,6 +83,8 @@ public record XdsConfig(InetSocketAddress listen, String namespace, boolean zone
     b.probeFactory = probeFactory;
     b.trustedKeys = trustedKeys;
     b.maxStreams = maxStreams;
+    b.maxNames = maxNames;
+    b.maxServices = maxServices;
     return b;
   }
 
@@ -87,6 +99,8 @@ public record XdsConfig(InetSocketAddress listen, String namespace, boolean zone
     private Supplier<Probe> probeFactory;
     private List<TrustedKey> trustedKeys = List.of();
     private int maxStreams = 20_000;
+    private int maxNames = 1_000;
+    private int maxServices = 10_000;
 
     private Builder() {}
 
@@ -132,9 +146,19 @@ public record XdsConfig(InetSocketAddress listen, String namespace, boolean zone
       return this;
     }
 
+    public Builder maxNames(int maxNames) {
+      this.maxNames = maxNames;
+      return this;
+    }
+
+    public Builder maxServices(int maxServices) {
+      this.maxServices = maxServices;
+      return this;
+    }
+
     public XdsConfig build() {
       return new XdsConfig(listen, namespace, zonePriorities, outlier, failurePercentage, probe, probeFactory,
-          trustedKeys, maxStreams);
+          trustedKeys, maxStreams, maxNames, maxServices);
     }
   }
 }

@@ -28,7 +28,7 @@ final class XdsMeters {
         "responses clients refused (each logged with the client's reason, never sent again)"));
     meters.add(counter(registry, "muster.xds.bytes.sent", server, XdsServer::bytesSent, "bytes of responses sent"));
     meters.add(counter(registry, "muster.xds.streams.refused", server, XdsServer::refusedStreams,
-        "streams refused at the --max-streams limit"));
+        "streams refused or ended at a limit (--max-streams, --max-names, --max-services)"));
     meters.add(gauge(registry, "muster.xds.push.ack.p99.seconds", server,
         s -> s.pushLatency().p99().toNanos() / 1e9,
         "99th percentile, over the last acknowledgements, of a change's time from the server's cache to a client's"

@@ -79,7 +79,10 @@ public final class XdsServer implements AutoCloseable {
     return runtime.bytesSent();
   }
 
-  /** Streams refused because {@link XdsConfig#maxStreams()} were open. */
+  /**
+   * Streams refused or ended for going over a limit: {@link XdsConfig#maxStreams()} open, more names in a request
+   * than {@link XdsConfig#maxNames()}, or one service more than {@link XdsConfig#maxServices()}.
+   */
   public long refusedStreams() {
     return runtime.refusedStreams();
   }

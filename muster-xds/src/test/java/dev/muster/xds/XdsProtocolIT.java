@@ -87,6 +87,7 @@ class XdsProtocolIT {
   private final class Stream {
     final BlockingQueue<DiscoveryResponse> in = new LinkedBlockingQueue<>();
     final StreamObserver<DiscoveryRequest> out;
+    final java.util.concurrent.CompletableFuture<Throwable> ended = new java.util.concurrent.CompletableFuture<>();
     boolean first = true;
 
     Stream() {
@@ -101,7 +102,9 @@ class XdsProtocolIT {
         }
 
         @Override
-        public void onError(Throwable t) {}
+        public void onError(Throwable t) {
+          ended.complete(t);
+        }
 
         @Override
         public void onCompleted() {}
@@ -128,8 +131,15 @@ class XdsProtocolIT {
       return r;
     }
 
+    /** The status the server ended the stream with (within 20 s). */
+    io.grpc.Status endedWith() throws Exception {
+      return io.grpc.Status.fromThrowable(ended.get(20, TimeUnit.SECONDS));
+    }
+
     void end() {
-      out.onCompleted();
+      if (!ended.isDone()) {
+        out.onCompleted();
+      }
     }
   }
 
@@ -143,6 +153,18 @@ class XdsProtocolIT {
   private static ClusterLoadAssignment assignment(DiscoveryResponse r) throws InvalidProtocolBufferException {
     assertThat(r.getResourcesList()).hasSize(1);
     return r.getResources(0).unpack(ClusterLoadAssignment.class);
+  }
+
+  /** The assignment of {@code service} in a response that carries several. */
+  private static ClusterLoadAssignment assignment(DiscoveryResponse r, String service)
+      throws InvalidProtocolBufferException {
+    for (var any : r.getResourcesList()) {
+      ClusterLoadAssignment cla = any.unpack(ClusterLoadAssignment.class);
+      if (cla.getClusterName().equals(service)) {
+        return cla;
+      }
+    }
+    throw new AssertionError("no assignment of " + service + " in " + r.getResourcesCount() + " resources");
   }
 
   private static List<String> ids(ClusterLoadAssignment cla) {
@@ -246,6 +268,52 @@ class XdsProtocolIT {
     s.ask(LDS, "", "", null, "not/a/service");
 
     assertThat(s.next().getResourcesList()).isEmpty();
+  }
+
+  @Test
+  void aStreamOverALimitIsEndedWithResourceExhaustedNamingTheLimitAndTheOtherStreamsCarryOn() throws Exception {
+    try (XdsServer limited = XdsServer.start(registry, XdsConfig.builder()
+        .listen(new InetSocketAddress("127.0.0.1", 0)).maxStreams(2).maxNames(3).maxServices(2).build())) {
+      ManagedChannel to = Grpc.newChannelBuilderForAddress("127.0.0.1", limited.address().getPort(),
+          InsecureChannelCredentials.create()).build();
+      try {
+        Stream tooManyNames = new Stream(to);
+        tooManyNames.ask(CDS, "", "", null, "l1", "l2", "l3", "l4");
+        io.grpc.Status names = tooManyNames.endedWith();
+        assertThat(names.getCode()).isEqualTo(io.grpc.Status.Code.RESOURCE_EXHAUSTED);
+        assertThat(names.getDescription()).contains("at most 3 resource names", "--max-names", "asked for 4");
+
+        register("l1", "l1-a", "z1", 1);
+        Stream following = new Stream(to);
+        following.ask(EDS, "", "", null, "l1", "l2");
+        assertThat(ids(assignment(following.next(), "l1"))).as("the stream within the limits").containsExactly("l1-a");
+
+        Stream oneServiceMore = new Stream(to);
+        oneServiceMore.ask(EDS, "", "", null, "l1", "l3");
+        io.grpc.Status services = oneServiceMore.endedWith();
+        assertThat(services.getCode()).isEqualTo(io.grpc.Status.Code.RESOURCE_EXHAUSTED);
+        assertThat(services.getDescription()).contains("at most 2 services", "--max-services", "l3 would be one more");
+        await().atMost(Duration.ofSeconds(10)).until(() -> limited.streams() == 1);
+        assertThat(limited.openServices()).as("l3's feed was never opened").isEqualTo(2);
+        register("l1", "l1-b", "z1", 1);
+        assertThat(ids(assignment(following.next(), "l1"))).as("the stream within the limits, after")
+            .containsExactlyInAnyOrder("l1-a", "l1-b");
+
+        Stream second = new Stream(to);
+        second.ask(LDS, "", "", null, "l1");
+        assertThat(second.next().getResourcesList()).hasSize(1);
+        Stream third = new Stream(to);
+        third.ask(LDS, "", "", null, "l1");
+        io.grpc.Status streams = third.endedWith();
+        assertThat(streams.getCode()).isEqualTo(io.grpc.Status.Code.RESOURCE_EXHAUSTED);
+        assertThat(streams.getDescription()).contains("at most 2 streams", "--max-streams");
+        assertThat(limited.refusedStreams()).isEqualTo(3);
+      } finally {
+        streams.forEach(Stream::end);
+        streams.clear();
+        to.shutdownNow();
+      }
+    }
   }
 
   @Test

@@ -14,8 +14,10 @@ import java.util.function.Function;
 
 /**
  * Every resource the server serves, for every stream: the listener, route configuration and cluster of any valid
- * service name (built once per name), and the assignments of the services some stream subscribes to, each from a
- * {@link ServiceFeed} that lives while at least one stream subscribes (its cache hold is released with the last).
+ * service name (built once per name, for the first {@code 3 × maxFeeds} names asked; later names are built at each
+ * request, so clients naming junk cannot grow the server), and the assignments of the services some stream
+ * subscribes to, each from a {@link ServiceFeed} that lives while at least one stream subscribes (its cache hold is
+ * released with the last), at most {@code maxFeeds} at once.
  *
  * <p>Thread-safe. {@link #resource} takes no lock; {@link #subscribe} and {@link #unsubscribe} take this object's
  * monitor to add and remove feeds, never across opening or closing a feed's cache (a feed closed while it opens
@@ -25,9 +27,19 @@ final class ServiceFeeds implements AdsStream.Catalog, AutoCloseable {
   /** Opens a feed's cache and prober: (service, feed) → the feed, opened. */
   interface Opener extends BiFunction<String, ServiceFeed, ServiceFeed> {}
 
+  /** What {@link #subscribe} did. */
+  enum Subscription {
+    SUBSCRIBED,
+    /** Not a valid service name: nothing to follow (the stream sees no assignment for it). */
+    INVALID,
+    /** It would open a feed beyond the limit: not subscribed. */
+    FULL
+  }
+
   private final boolean zonePriorities;
   private final Function<String, Message> cluster;
   private final Opener opener;
+  private final int maxFeeds;
   private final Map<String, Resource> statics = new ConcurrentHashMap<>();
   /** Written under this object's monitor; read without it. */
   private final Map<String, ServiceFeed> feeds = new ConcurrentHashMap<>();
@@ -35,11 +47,13 @@ final class ServiceFeeds implements AdsStream.Catalog, AutoCloseable {
   /**
    * @param cluster builds a service's cluster (it carries the server's ejection settings)
    * @param opener opens a new feed's cache and prober
+   * @param maxFeeds services followed at once, at most
    */
-  ServiceFeeds(boolean zonePriorities, Function<String, Message> cluster, Opener opener) {
+  ServiceFeeds(boolean zonePriorities, Function<String, Message> cluster, Opener opener, int maxFeeds) {
     this.zonePriorities = zonePriorities;
     this.cluster = cluster;
     this.opener = opener;
+    this.maxFeeds = maxFeeds;
   }
 
   @Override
@@ -48,9 +62,9 @@ final class ServiceFeeds implements AdsStream.Catalog, AutoCloseable {
       return null;
     }
     return switch (type) {
-      case LISTENER -> statics.computeIfAbsent("L/" + name, k -> build(name, XdsResources.listener(name)));
-      case ROUTE -> statics.computeIfAbsent("R/" + name, k -> build(name, XdsResources.route(name)));
-      case CLUSTER -> statics.computeIfAbsent("C/" + name, k -> build(name, cluster.apply(name)));
+      case LISTENER -> fixed("L/" + name, () -> XdsResources.listener(name));
+      case ROUTE -> fixed("R/" + name, () -> XdsResources.route(name));
+      case CLUSTER -> fixed("C/" + name, () -> cluster.apply(name));
       case ENDPOINT -> {
         ServiceFeed feed = feeds.get(name);
         yield feed == null ? null : feed.resource(zone);
@@ -58,20 +72,32 @@ final class ServiceFeeds implements AdsStream.Catalog, AutoCloseable {
     };
   }
 
-  private static Resource build(String name, Message m) {
-    Any body = Any.pack(m);
-    return new Resource(name, ContentVersion.of(body), body);
+  /** A resource that depends on its name only ({@code key}: type letter and name), cached while there is room. */
+  private Resource fixed(String key, java.util.function.Supplier<Message> message) {
+    Resource cached = statics.get(key);
+    if (cached != null) {
+      return cached;
+    }
+    Any body = Any.pack(message.get());
+    Resource built = new Resource(key.substring(2), ContentVersion.of(body), body);
+    if (statics.size() < 3L * maxFeeds) {
+      statics.putIfAbsent(key, built);
+    }
+    return built;
   }
 
-  /** Subscribes {@code s} to {@code service}'s assignment, opening its feed if it is the first; false if invalid. */
-  boolean subscribe(String service, ServiceFeed.Subscriber s) {
+  /** Subscribes {@code s} to {@code service}'s assignment, opening its feed if it is the first. */
+  Subscription subscribe(String service, ServiceFeed.Subscriber s) {
     if (!Names.isValid(service)) {
-      return false;
+      return Subscription.INVALID;
     }
     ServiceFeed opened = null;
     synchronized (this) {
       ServiceFeed feed = feeds.get(service);
       if (feed == null) {
+        if (feeds.size() >= maxFeeds) {
+          return Subscription.FULL;
+        }
         feed = new ServiceFeed(service, zonePriorities);
         feeds.put(service, feed);
         opened = feed;
@@ -81,7 +107,7 @@ final class ServiceFeeds implements AdsStream.Catalog, AutoCloseable {
     if (opened != null) {
       opener.apply(service, opened); // the first set reaches s once the cache has it
     }
-    return true;
+    return Subscription.SUBSCRIBED;
   }
 
   /** Drops {@code s}'s subscription; the last one closes the feed. */
@@ -97,6 +123,11 @@ final class ServiceFeeds implements AdsStream.Catalog, AutoCloseable {
     if (closed != null) {
       closed.close();
     }
+  }
+
+  /** Services followed at once, at most. */
+  int maxFeeds() {
+    return maxFeeds;
   }
 
   /** How many services have a feed open. */

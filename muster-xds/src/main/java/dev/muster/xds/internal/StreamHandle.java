@@ -48,6 +48,12 @@ final class StreamHandle implements StreamObserver<DiscoveryRequest>, ServiceFee
     void written(long stamp);
 
     void closed(StreamHandle h);
+
+    /** Resource names one request of a type may carry ({@code XdsConfig.maxNames}). */
+    int maxNames();
+
+    /** This stream is being ended for going over a limit: {@code why} says which. */
+    void refused(String node, String why);
   }
 
   private final long id;
@@ -112,6 +118,12 @@ final class StreamHandle implements StreamObserver<DiscoveryRequest>, ServiceFee
       node = r.getNode().getId().isEmpty() ? "stream-" + id : Json.show(r.getNode().getId());
       stream = new AdsStream(server.feeds(), zone.isEmpty() ? null : zone);
     }
+    if (r.getResourceNamesCount() > server.maxNames()) {
+      end("this xds server takes at most " + server.maxNames() + " resource names in one request (--max-names); "
+          + "this stream asked for " + r.getResourceNamesCount() + " of " + Json.show(r.getTypeUrl())
+          + ": spread them over more streams, or raise the limit");
+      return;
+    }
     XdsType type = XdsType.of(r.getTypeUrl()).orElse(null);
     if (type == null) {
       if (ignoredTypes.add(r.getTypeUrl())) {
@@ -134,11 +146,20 @@ final class StreamHandle implements StreamObserver<DiscoveryRequest>, ServiceFee
     send(o.response());
   }
 
-  /** Subscribes to the feeds of the services now named, and leaves the others. */
+  /** Subscribes to the feeds of the services now named, and leaves the others; ends the stream at the limit. */
   private void follow(Set<String> names) {
     for (String s : names) {
-      if (!subscribed.contains(s) && server.feeds().subscribe(s, this)) {
-        subscribed.add(s);
+      if (subscribed.contains(s)) {
+        continue;
+      }
+      switch (server.feeds().subscribe(s, this)) {
+        case SUBSCRIBED -> subscribed.add(s);
+        case INVALID -> { } // reported missing: the client's own timeout says so
+        case FULL -> {
+          end("this xds server follows at most " + server.feeds().maxFeeds() + " services at once (--max-services),"
+              + " and " + s + " would be one more: try another server, or raise the limit");
+          return;
+        }
       }
     }
     for (Iterator<String> it = subscribed.iterator(); it.hasNext(); ) {
@@ -211,6 +232,13 @@ final class StreamHandle implements StreamObserver<DiscoveryRequest>, ServiceFee
         close();
       }
     });
+  }
+
+  /** Ends the stream with RESOURCE_EXHAUSTED saying {@code why} (on the loop). */
+  private void end(String why) {
+    server.refused(node, why);
+    out.onError(Status.RESOURCE_EXHAUSTED.withDescription(why).asRuntimeException());
+    close();
   }
 
   long id() {

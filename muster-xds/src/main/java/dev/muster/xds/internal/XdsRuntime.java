@@ -69,7 +69,8 @@ public final class XdsRuntime implements StreamHandle.Server, AutoCloseable {
                 .trustedKeys(trust).build(), feed),
             config.probe() == null ? null : (service, feed) -> Prober.start(service, config.probe(),
                 config.probeFactory() == null ? null : config.probeFactory().get(), null, ThreadLocalRandom::current,
-                feed, e -> log.info("{} {} {}: {}", e.type().jsonName(), e.service(), e.instance(), e.detail()))));
+                feed, e -> log.info("{} {} {}: {}", e.type().jsonName(), e.service(), e.instance(), e.detail()))),
+        config.maxServices());
     int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
     AtomicInteger n = new AtomicInteger();
     this.pool = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
@@ -165,6 +166,17 @@ public final class XdsRuntime implements StreamHandle.Server, AutoCloseable {
   public void clearPushLatency() {
     pushToAck.clear();
     pushToWrite.clear();
+  }
+
+  @Override
+  public int maxNames() {
+    return config.maxNames();
+  }
+
+  @Override
+  public void refused(String node, String why) {
+    refused.increment();
+    log.warn("{}: stream ended: {}", node, why);
   }
 
   @Override
