@@ -47,7 +47,7 @@ public final class Signals {
    * {@code kill} returns once the signal is queued, one thread is woken to take it, and the process's other threads
    * run on until that thread is scheduled and stops them all. On a loaded machine that took long enough for a
    * "frozen" etcd member to answer a status call made after {@code kill} returned (EtcdMaintenanceIT, seen twice).
-   * Fails if the process has a thread still not stopped after 10 s, or is gone.
+   * Fails if the process is gone when the signal is sent, or has a thread still not stopped after 10 s.
    */
   public static void stop(long pid) {
     send(pid, "STOP");
@@ -70,8 +70,8 @@ public final class Signals {
 
   /**
    * The threads of {@code pid} that are not stopped, each as "TID STATE" from {@code /proc/PID/task/TID/stat}
-   * (state {@code T} is stopped by a signal, {@code t} by a tracer). Empty when every thread is stopped; fails if
-   * the process is gone or {@code /proc} cannot be read.
+   * (state {@code T} is stopped by a signal, {@code t} by a tracer; {@code Z} and {@code X}, exited, count as
+   * stopped too). Empty when every thread is stopped or the process is gone; fails if {@code /proc} cannot be read.
    */
   public static List<String> notStopped(long pid) {
     Path tasks = Path.of("/proc", Long.toString(pid), "task");
@@ -79,10 +79,12 @@ public final class Signals {
     try (var dirs = Files.list(tasks)) {
       for (Path task : (Iterable<Path>) dirs::iterator) {
         String state = threadState(task.resolve("stat"));
-        if (!state.isEmpty() && !state.equals("T") && !state.equals("t")) {
+        if (!state.isEmpty() && !"TtZX".contains(state)) {
           out.add(task.getFileName() + " " + state);
         }
       }
+    } catch (java.nio.file.NoSuchFileException gone) {
+      return List.of(); // it exited: nothing of it runs
     } catch (IOException e) {
       throw new IllegalStateException("could not read the threads of " + pid + " (" + tasks + "): " + e, e);
     }
