@@ -140,25 +140,36 @@ final class StreamHandle implements StreamObserver<DiscoveryRequest>, ServiceFee
       server.applied(edsStamp);
       edsStamp = 0;
     }
-    if (type == XdsType.ENDPOINT && o.kind() != AdsStream.Kind.STALE) {
-      follow(stream.names(XdsType.ENDPOINT));
-    }
+    boolean joined = type == XdsType.ENDPOINT && o.kind() != AdsStream.Kind.STALE
+        && follow(stream.names(XdsType.ENDPOINT));
     send(o.response());
+    if (joined) {
+      // The response was read before this stream subscribed: a change the feed published in between told the
+      // feed's subscribers only. Read again; an unchanged content sends nothing.
+      send(stream.onChange(XdsType.ENDPOINT));
+    }
   }
 
-  /** Subscribes to the feeds of the services now named, and leaves the others; ends the stream at the limit. */
-  private void follow(Set<String> names) {
+  /**
+   * Subscribes to the feeds of the services now named, and leaves the others; ends the stream at the limit. True if
+   * it subscribed to a feed it did not follow before.
+   */
+  private boolean follow(Set<String> names) {
+    boolean joined = false;
     for (String s : names) {
       if (subscribed.contains(s)) {
         continue;
       }
       switch (server.feeds().subscribe(s, this)) {
-        case SUBSCRIBED -> subscribed.add(s);
+        case SUBSCRIBED -> {
+          subscribed.add(s);
+          joined = true;
+        }
         case INVALID -> { } // reported missing: the client's own timeout says so
         case FULL -> {
           end("this xds server follows at most " + server.feeds().maxFeeds() + " services at once (--max-services),"
               + " and " + s + " would be one more: try another server, or raise the limit");
-          return;
+          return false;
         }
       }
     }
@@ -169,6 +180,7 @@ final class StreamHandle implements StreamObserver<DiscoveryRequest>, ServiceFee
         server.feeds().unsubscribe(s, this);
       }
     }
+    return joined;
   }
 
   private void send(Response r) {
