@@ -187,6 +187,10 @@ final class ServiceFeed implements EndpointListener, Prober.Sink, AutoCloseable 
       EndpointSet latest = v != null && v.set().revision() > set.revision() ? v.set() : set;
       view = new View(latest, Set.copyOf(down), System.nanoTime(), new ConcurrentHashMap<>());
     }
+    if (log.isDebugEnabled()) {
+      log.debug("{}: revision {}, {} to {} streams", service, set.revision(), set.instances().stream()
+          .map(i -> i.id() + "=" + i.state()).toList(), subscribers.size());
+    }
     for (Subscriber s : subscribers) {
       s.assignmentChanged();
     }

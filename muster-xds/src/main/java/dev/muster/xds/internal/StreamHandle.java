@@ -135,6 +135,10 @@ final class StreamHandle implements StreamObserver<DiscoveryRequest>, ServiceFee
     Outcome o = stream.onRequest(new Request(type, r.getResourceNamesList(), r.getVersionInfo(),
         r.getResponseNonce(), error));
     server.counted(o, type, node, error);
+    if (log.isDebugEnabled()) {
+      log.debug("{}: {} {} version {} nonce {} names {}", node, o.kind(), type, Json.show(r.getVersionInfo()),
+          Json.show(r.getResponseNonce()), r.getResourceNamesList().stream().map(Json::show).toList());
+    }
     if (type == XdsType.ENDPOINT && o.kind() == AdsStream.Kind.ACK && r.getResponseNonce().equals(edsNonce)
         && edsStamp != 0) {
       server.applied(edsStamp);
@@ -199,6 +203,7 @@ final class StreamHandle implements StreamObserver<DiscoveryRequest>, ServiceFee
         server.written(r.stamp());
       }
     } else {
+      log.debug("{}: holds {} version {} until the transport is ready", node, r.type(), r.version());
       pending.put(r.type(), msg); // replaces an older one of the type: the client never saw it
     }
   }
@@ -214,6 +219,10 @@ final class StreamHandle implements StreamObserver<DiscoveryRequest>, ServiceFee
 
   private void write(XdsType type, DiscoveryResponse msg) {
     try {
+      if (log.isDebugEnabled()) {
+        log.debug("{}: sends {} version {} nonce {}, {} resources", node, type, msg.getVersionInfo(),
+            msg.getNonce(), msg.getResourcesCount());
+      }
       out.onNext(msg);
       server.sent(type, msg.getSerializedSize());
     } catch (RuntimeException e) { // the call was cancelled meanwhile
