@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -71,7 +72,9 @@ class XdsConformanceIT {
     ChildProcess process;
 
     void start() {
-      process = ChildProcess.start("xds-" + namespace, ChildProcess.javaCommand(Providers.JVM_FLAGS, List.of(
+      List<String> flags = new ArrayList<>(Providers.JVM_FLAGS);
+      flags.add("-DMUSTER_LOG_LEVEL=debug"); // every request and response, for a failure's message
+      process = ChildProcess.start("xds-" + namespace, ChildProcess.javaCommand(flags, List.of(
           "-jar", System.getProperty("muster.jar"), "xds", "--listen", "127.0.0.1:" + port, "--endpoints",
           etcd.endpointsString(), "--namespace", namespace, "--trust-key", providers.publicKeyFile().toString())));
       await("muster xds serving").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
@@ -119,12 +122,36 @@ class XdsConformanceIT {
     return calls.stream().filter(c -> !c.ok()).toList();
   }
 
-  private static void awaitReached(List<Caller> callers, String id, Duration limit) {
+  private void awaitReached(List<Caller> callers, String id, Duration limit) {
     long from = System.currentTimeMillis();
     for (Caller c : callers) {
-      await(c.name() + " reaches " + id).atMost(limit).pollInterval(Duration.ofMillis(50))
-          .until(() -> servedBy(c.since(from)).containsKey(id));
+      try {
+        await(c.name() + " reaches " + id).atMost(limit).pollInterval(Duration.ofMillis(50))
+            .until(() -> servedBy(c.since(from)).containsKey(id));
+        System.out.printf("%s reached %s in %d ms%n", c.name(), id, System.currentTimeMillis() - from);
+      } catch (ConditionTimeoutException e) {
+        throw new AssertionError(c.name() + " did not reach " + id + " within " + limit + " (from "
+            + clock(from) + ")" + what(c.since(from)) + "\n" + id + " said:\n"
+            + String.join("\n", providers.get(id).process().stdout()) + "\nmuster xds said:\n"
+            + String.join("\n", xds.process.stderr()), e);
+      }
     }
+  }
+
+  /** What a client's calls came to, for a failure's message: who served, and the failures. */
+  private static String what(List<Call> calls) {
+    StringBuilder b = new StringBuilder(": " + calls.size() + " calls, served by " + servedBy(calls));
+    if (!calls.isEmpty()) {
+      b.append(", the first at ").append(clock(calls.get(0).at())).append(", the last at ")
+          .append(clock(calls.get(calls.size() - 1).at()));
+    }
+    failed(calls).stream().limit(5).forEach(f -> b.append("\n  failed at ").append(clock(f.at())).append(": code ")
+        .append(f.code()).append(' ').append(f.error()));
+    return b.toString();
+  }
+
+  private static String clock(long epochMillis) {
+    return java.time.Instant.ofEpochMilli(epochMillis).toString();
   }
 
   private static void sleep(Duration d) throws InterruptedException {
