@@ -14,7 +14,7 @@ import java.util.TreeSet;
  * by its event stream.
  */
 interface Adapter extends AutoCloseable {
-  /** The column name in README's table. */
+  /** The column name in the conformance table (docs/adapters/README.md). */
   String column();
 
   /** What a new call can reach now (see the class comment). Never throws for a refusal: it is observed. */

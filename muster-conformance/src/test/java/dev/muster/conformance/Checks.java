@@ -9,10 +9,10 @@ import java.util.List;
 import java.util.function.Predicate;
 
 /**
- * The suite's assertions, one cell at a time: for an adapter whose README cell is {@code ✓}, a property that must
- * come true within a time ({@link #eventually}) or hold for a while ({@link #always}); a cell marked not applied
- * is recorded as such and not asserted. Failures are collected, so one run fills the whole table, and reported
- * together by {@link #assertAllHeld()}.
+ * The suite's assertions, one cell at a time: for an adapter whose cell in the conformance table is {@code ✓}, a
+ * property that must come true within a time ({@link #eventually}) or hold for a while ({@link #always}); a cell
+ * marked not applied is recorded as such and not asserted. Failures are collected, so one run fills the whole
+ * table, and reported together by {@link #assertAllHeld()}.
  */
 final class Checks {
   private static final Duration POLL = Duration.ofMillis(200);
@@ -22,7 +22,7 @@ final class Checks {
   Observation eventually(String row, Adapter a, Duration within, Predicate<Observation> holds,
       Predicate<Observation> throughout) {
     if (!ConformanceTable.expected(row, a.column())) {
-      ConformanceTable.record(row, a.column(), "n/a", "not applied (README says why)");
+      ConformanceTable.record(row, a.column(), "n/a", "not applied (the table says why)");
       return null;
     }
     long deadline = System.nanoTime() + within.toNanos();
@@ -52,7 +52,7 @@ final class Checks {
   /** {@code holds} is true of every observation for {@code during}. */
   void always(String row, Adapter a, Duration during, Predicate<Observation> holds) {
     if (!ConformanceTable.expected(row, a.column())) {
-      ConformanceTable.record(row, a.column(), "n/a", "not applied (README says why)");
+      ConformanceTable.record(row, a.column(), "n/a", "not applied (the table says why)");
       return;
     }
     long end = System.nanoTime() + during.toNanos();
@@ -75,7 +75,7 @@ final class Checks {
    */
   void rampsUp(String row, Adapter a, String id, Duration within, int observations, double maxShare) {
     if (!ConformanceTable.expected(row, a.column())) {
-      ConformanceTable.record(row, a.column(), "n/a", "not applied (README says why)");
+      ConformanceTable.record(row, a.column(), "n/a", "not applied (the table says why)");
       return;
     }
     long deadline = System.nanoTime() + within.toNanos();
@@ -104,12 +104,12 @@ final class Checks {
     }
   }
 
-  /** Records a cell the adapter does not apply (README marks it not applied), after checking README says so. */
+  /** Records a cell the adapter does not apply (the table marks it not applied), after checking the table says so. */
   void notApplied(String row, Adapter a) {
     if (ConformanceTable.expected(row, a.column())) {
-      fail(row, a, "README marks it ✓ but this scenario does not test it for this adapter");
+      fail(row, a, "the conformance table marks it ✓ but this scenario does not test it for this adapter");
     } else {
-      ConformanceTable.record(row, a.column(), "n/a", "not applied (README says why)");
+      ConformanceTable.record(row, a.column(), "n/a", "not applied (the table says why)");
     }
   }
 
@@ -128,7 +128,7 @@ final class Checks {
   }
 
   void assertAllHeld() {
-    assertThat(failures).as("cells README marks ✓ that did not hold").isEmpty();
+    assertThat(failures).as("cells the conformance table marks ✓ that did not hold").isEmpty();
   }
 
   private void fail(String row, Adapter a, String why) {

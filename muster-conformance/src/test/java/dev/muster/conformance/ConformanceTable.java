@@ -12,10 +12,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * README's adapter table (between {@code <!-- conformance:begin -->} and {@code <!-- conformance:end -->}): a row
- * per scenario, a column per adapter; {@code ✓} is a guarantee the suite asserts for that adapter, {@code –}
- * followed by a reason is one the adapter does not apply. The suite reads the expected cells from it (so the table
- * cannot claim what is not tested) and writes what it saw to {@code target/conformance/}.
+ * The conformance table of docs/adapters/README.md (between {@code <!-- conformance:begin -->} and
+ * {@code <!-- conformance:end -->}): a row per scenario, a column per adapter; {@code ✓} is a guarantee the suite
+ * asserts for that adapter, {@code –} followed by a reason is one the adapter does not apply. The suite reads the
+ * expected cells from it (so the table cannot claim what is not tested) and writes what it saw to
+ * {@code target/conformance/}.
  */
 final class ConformanceTable {
   static final String FORGED = "a record forged under a signed provider's prefix is never used";
@@ -31,14 +32,14 @@ final class ConformanceTable {
 
   private ConformanceTable() {}
 
-  /** README's cells, by row then column. */
-  static Map<String, Map<String, String>> readme() {
-    Path readme = Path.of(System.getProperty("muster.readme", "../README.md"));
+  /** The table's cells, by row then column. */
+  static Map<String, Map<String, String>> documented() {
+    Path file = Path.of(System.getProperty("muster.conformance.table", "../docs/adapters/README.md"));
     List<String> lines;
     try {
-      lines = Files.readAllLines(readme, StandardCharsets.UTF_8);
+      lines = Files.readAllLines(file, StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot read " + readme.toAbsolutePath(), e);
+      throw new UncheckedIOException("cannot read " + file.toAbsolutePath(), e);
     }
     int begin = -1;
     int end = -1;
@@ -50,7 +51,7 @@ final class ConformanceTable {
       }
     }
     if (begin < 0 || end < begin) {
-      throw new AssertionError(readme + " has no <!-- conformance:begin --> ... <!-- conformance:end --> table");
+      throw new AssertionError(file + " has no <!-- conformance:begin --> ... <!-- conformance:end --> table");
     }
     List<String> header = cells(lines.get(begin + 1));
     Map<String, Map<String, String>> table = new LinkedHashMap<>();
@@ -65,11 +66,12 @@ final class ConformanceTable {
     return table;
   }
 
-  /** True when README says {@code column} guarantees {@code row} ({@code ✓}); false for {@code –} (not applied). */
+  /** True when the table says {@code column} guarantees {@code row} ({@code ✓}); false for {@code –}. */
   static boolean expected(String row, String column) {
-    String cell = readme().getOrDefault(row, Map.of()).get(column);
+    String cell = documented().getOrDefault(row, Map.of()).get(column);
     if (cell == null) {
-      throw new AssertionError("README's conformance table has no cell for (" + row + ", " + column + ")");
+      throw new AssertionError("docs/adapters/README.md's conformance table has no cell for (" + row + ", " + column
+          + ")");
     }
     return cell.startsWith("✓");
   }

@@ -4,7 +4,7 @@ import dev.muster.etcd.EtcdRegistry;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Every consumer adapter of one test, on one registry, in README's column order; closed together. */
+/** Every consumer adapter of one test, on one registry, in the conformance table's column order; closed together. */
 final class Consumers implements AutoCloseable {
   final ClientAdapter client;
   final List<Adapter> all = new ArrayList<>();

@@ -28,7 +28,7 @@ import java.util.Objects;
  * muster-admin:/muster/} (readwrite on everything under the root).
  *
  * <p>What etcd 3.4 cannot enforce: leases carry no owner, so any authenticated user may keep another user's lease
- * alive or learn the keys attached to it (fixed in etcd 3.4.26: CVE-2023-32082); README's Security section lists
+ * alive or learn the keys attached to it (fixed in etcd 3.4.26: CVE-2023-32082); docs/operations/security.md lists
  * these limits.
  *
  * <p>Thread-safe for sequential use; not meant to be shared by concurrent administrators (etcd has no

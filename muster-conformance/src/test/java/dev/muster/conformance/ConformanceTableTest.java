@@ -6,13 +6,14 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * README's adapter table is whole: every scenario the suite runs is a row, every adapter a column, each cell either
+ * The conformance table (docs/adapters/README.md) is whole: every scenario the suite runs is a row, every adapter
+ * a column, each cell either
  * {@code ✓} (the ITs assert it) or {@code –} with the reason the adapter does not apply it.
  */
-class ReadmeTableTest {
+class ConformanceTableTest {
   @Test
   void everyCellIsAGuaranteeOrAReason() {
-    Map<String, Map<String, String>> table = ConformanceTable.readme();
+    Map<String, Map<String, String>> table = ConformanceTable.documented();
     assertThat(table.keySet()).containsExactlyElementsOf(ConformanceTable.ROWS);
     table.forEach((row, cells) -> {
       assertThat(cells.keySet()).as(row).containsExactlyElementsOf(ConformanceTable.COLUMNS);
