@@ -76,7 +76,7 @@ final class StreamHandle implements StreamObserver<DiscoveryRequest>, ServiceFee
     this.out = (ServerCallStreamObserver<DiscoveryResponse>) out;
     this.loop = new SerialExecutor(pool);
     this.out.setOnReadyHandler(() -> loop.execute(this::flush));
-    this.out.setOnCancelHandler(() -> loop.execute(this::close));
+    this.out.setOnCancelHandler(() -> loop.execute(() -> closeAfter("the call was cancelled")));
   }
 
   @Override
@@ -86,7 +86,7 @@ final class StreamHandle implements StreamObserver<DiscoveryRequest>, ServiceFee
 
   @Override
   public void onError(Throwable t) {
-    loop.execute(this::close);
+    loop.execute(() -> closeAfter("the client's error: " + Status.fromThrowable(t)));
   }
 
   @Override
@@ -95,7 +95,7 @@ final class StreamHandle implements StreamObserver<DiscoveryRequest>, ServiceFee
       if (!closed) {
         out.onCompleted();
       }
-      close();
+      closeAfter("the client completed it");
     });
   }
 
@@ -115,7 +115,8 @@ final class StreamHandle implements StreamObserver<DiscoveryRequest>, ServiceFee
     if (stream == null) { // the node comes with the first request (Node's client sends it only then)
       String zone = r.getNode().getLocality().getZone();
       // the client's own words: quoted and escaped, so a node id holding a line feed cannot forge a log line
-      node = r.getNode().getId().isEmpty() ? "stream-" + id : Json.show(r.getNode().getId());
+      // and the stream's number: two clients may share a node id, and one client reconnects on a new stream
+      node = r.getNode().getId().isEmpty() ? "stream-" + id : Json.show(r.getNode().getId()) + " (stream " + id + ")";
       stream = new AdsStream(server.feeds(), zone.isEmpty() ? null : zone);
     }
     if (r.getResourceNamesCount() > server.maxNames()) {
@@ -229,6 +230,13 @@ final class StreamHandle implements StreamObserver<DiscoveryRequest>, ServiceFee
       log.debug("{}: send failed: {}", node, e.toString());
       close();
     }
+  }
+
+  private void closeAfter(String why) {
+    if (!closed) {
+      log.debug("{}: stream closed: {}", node, why);
+    }
+    close();
   }
 
   /** Ends the stream: drops every subscription and tells the server. */
