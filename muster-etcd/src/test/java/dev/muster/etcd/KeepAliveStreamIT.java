@@ -95,12 +95,14 @@ class KeepAliveStreamIT {
     System.out.printf("%d registrations: %d keepalives sent, %d answered, etcd received %.0f LeaseKeepAlive"
         + " messages; connection %s%n", REGISTRATIONS, sent, stats.get("keepalive.answered"), received[0], stats);
 
-    // One stream per client: a fresh-clone suite run (bb40975, beside muster-cli's ITs) saw etcd answer nobody for
-    // seconds while the first registrations started, and the connection replaced its 4 s old client as SUSPECT, as
-    // designed (docs/design-storms.md); the new client's keepalives went on its own one stream.
+    // At most one stream per client: a fresh-clone suite run (bb40975, beside muster-cli's ITs) saw etcd answer
+    // nobody for seconds while the first registrations started, and the connection replaced its 4 s old client as
+    // SUSPECT, as designed (docs/design-storms.md); the new client's keepalives went on its own one stream. A client
+    // replaced before its first keepalive opens none (another run, of f4fc5b6: the client was replaced while the
+    // first leases were granted, so 2 clients and 1 stream).
     long clients = 1 + stats.get("replaced.suspect") + stats.get("replaced.accepts_again");
-    assertThat(stats.get("keepalive.streams")).as("one stream per client carried every registration's keepalives")
-        .isEqualTo(clients);
+    assertThat(stats.get("keepalive.streams")).as("at most one stream per client carried every registration's"
+        + " keepalives (%d clients)", clients).isBetween(1L, clients);
     assertThat(stats.get("keepalive.answered")).isGreaterThanOrEqualTo(5L * REGISTRATIONS);
     // Exactly one message per keepalive, but for the few the close may cut on the wire.
     assertThat(received[0]).as("etcd's LeaseKeepAlive messages for %d keepalives sent", sent)
