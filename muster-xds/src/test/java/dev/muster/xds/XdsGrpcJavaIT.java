@@ -107,6 +107,11 @@ class XdsGrpcJavaIT {
       c.getState(true);
     }
     channels.add(c);
+    // The channel's first call waits for grpc-java's client to walk LDS, RDS, CDS and EDS. In a cold test JVM on a
+    // loaded machine that took over 5 s (a clean-clone suite of 12b3ef2: 0.3-1.1 s per step in the client, while the
+    // server answered each request within 12 ms), so it gets 30 s; the calls after it keep their 5 s.
+    ClientCalls.blockingUnaryCall(c, Echo.SAY, io.grpc.CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS)
+        .withWaitForReady(), Echo.say("first", 0));
     return c;
   }
 
