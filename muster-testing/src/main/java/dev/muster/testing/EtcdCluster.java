@@ -1,6 +1,7 @@
 package dev.muster.testing;
 
 import dev.muster.testing.internal.EtcdHttp;
+import dev.muster.testing.internal.LoadAverage;
 import dev.muster.testing.internal.PemSsl;
 import dev.muster.testing.internal.ProcessReaper;
 import java.io.IOException;
@@ -270,15 +271,20 @@ public final class EtcdCluster implements AutoCloseable, BeforeAllCallback, Afte
 
   /**
    * Prints, to the test's output, what each member logged as slow during {@code context} (see {@link
-   * EtcdMember#slowSinceLastAsked()}); nothing when etcd saw no stall.
+   * EtcdMember#slowSinceLastAsked()}); nothing when etcd saw no stall. When the test failed, it says so for a member
+   * that logged nothing slow too, with the machine's load average: a timeout etcd did not see points at the machine.
    */
   private synchronized void reportSlowness(ExtensionContext context) {
+    boolean failed = context.getExecutionException().isPresent();
     for (EtcdMember m : members) {
       String slow = m.slowSinceLastAsked();
-      if (!slow.isEmpty()) {
+      if (!slow.isEmpty() || failed) {
         System.out.println("etcd " + m.name() + " at " + m.clientUrl() + " during " + context.getDisplayName()
-            + ": " + slow);
+            + ": " + (slow.isEmpty() ? "logged nothing slow" : slow));
       }
+    }
+    if (failed) {
+      System.out.println("etcd's machine after " + context.getDisplayName() + " failed: " + LoadAverage.read());
     }
   }
 
