@@ -131,7 +131,7 @@ class XdsConformanceIT {
         System.out.printf("%s reached %s in %d ms%n", c.name(), id, System.currentTimeMillis() - from);
       } catch (ConditionTimeoutException e) {
         throw new AssertionError(c.name() + " did not reach " + id + " within " + limit + " (from "
-            + clock(from) + ")" + what(c.since(from)) + "\n" + id + " said:\n"
+            + clock(from) + ")" + what(c.since(from)) + "\n" + c.state() + "\n" + id + " said:\n"
             + String.join("\n", providers.get(id).process().stdout()) + "\nmuster xds said:\n"
             + String.join("\n", xds.process.stderr()), e);
       }
