@@ -63,8 +63,8 @@ final class DoctorCommand implements Callable<Integer> {
   Duration lagWarning;
 
   @Option(names = "--quota", paramLabel = "SIZE", defaultValue = "2GiB", converter = SizeConverter.class,
-      description = "The members' --quota-backend-bytes (etcd 3.4 does not report it): over 80 % of it is a"
-          + " warning, over 95 % an error (default ${DEFAULT-VALUE}, etcd's own default).")
+      description = "The members' --quota-backend-bytes (etcd 3.4 does not report it): over 80 %% of it is a"
+          + " warning, over 95 %% an error (default ${DEFAULT-VALUE}, etcd's own default).")
   long quota;
 
   @Option(names = "--namespace", paramLabel = "NS",
