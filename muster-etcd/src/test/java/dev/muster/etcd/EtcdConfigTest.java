@@ -138,4 +138,34 @@ class EtcdConfigTest {
     assertThat(EtcdConfig.builder().endpoints("https://10.0.0.1:2379").credentials("orders", "pw").build()
         .sendsCredentialsInClear()).isFalse();
   }
+
+  /** docs/guide/provider.md's settings table is {@link EtcdConfig#SETTINGS}, with the defaults the builder has. */
+  @Test
+  void theGuidesSettingsTableIsEverySettingWithItsDefault() throws Exception {
+    java.nio.file.Path page = java.nio.file.Path.of(System.getProperty("muster.docs.dir", "../docs"), "guide",
+        "provider.md");
+    Map<String, String> table = new java.util.LinkedHashMap<>();
+    java.util.regex.Pattern row = java.util.regex.Pattern.compile("^\\s*\\| `([a-z-]+)` \\| ([^|]*) \\|");
+    boolean in = false;
+    for (String line : java.nio.file.Files.readAllLines(page)) {
+      if (line.strip().startsWith("| Setting | Default | Meaning |")) {
+        in = true;
+      } else if (in && !line.strip().startsWith("|")) {
+        break;
+      }
+      java.util.regex.Matcher m = row.matcher(line);
+      if (in && m.find()) {
+        table.put(m.group(1), m.group(2).strip());
+      }
+    }
+    assertThat(table.keySet()).as("the settings in %s's table", page)
+        .containsExactlyInAnyOrderElementsOf(EtcdConfig.SETTINGS);
+    EtcdConfig defaults = EtcdConfig.builder().build();
+    assertThat(table).as("the defaults in %s's table", page).containsEntry("endpoints",
+        "`" + String.join(",", defaults.endpoints().stream().map(URI::toString).toList()) + "`")
+        .containsEntry("root", "`" + defaults.layout().root() + "`")
+        .containsEntry("request-timeout", "`" + defaults.requestTimeout().toSeconds() + "s`")
+        .containsEntry("watch-streams", "`" + defaults.watchStreams() + "`")
+        .containsEntry("insecure-credentials", "`" + defaults.allowInsecureCredentials() + "`");
+  }
 }
