@@ -68,11 +68,7 @@ class KeepAliveStreamIT {
   @Test
   void twoHundredRegistrationsShareOneStreamAndEtcdReceivesEachKeepaliveOnce() throws Exception {
     double receivedBefore = received(etcd.member(0).clientUrl());
-    // A 15 s request timeout, not 2 s: the close revokes 200 leases at once, and a CI suite (3624641) saw 67 of them
-    // unanswered in 2 s while muster-cli's test JVMs and their processes shared the two cores. A close whose revokes
-    // time out is EtcdRegistryCloseIT's question, not this one's.
-    EtcdRegistry registry = EtcdRegistry.connect(EtcdConfig.builder().endpoints(etcd.endpointsString())
-        .requestTimeout(Duration.ofSeconds(15)).build());
+    EtcdRegistry registry = EtcdRegistry.connect(EtcdConfig.of(etcd.endpointsString()));
     Map<String, Long> stats;
     try {
       String service = "svc-" + UUID.randomUUID().toString().substring(0, 8);
@@ -84,7 +80,7 @@ class KeepAliveStreamIT {
       await().atMost(Duration.ofSeconds(60)).until(() -> registry.connectionStats().get("keepalive.answered")
           >= 5L * REGISTRATIONS);
     } finally {
-      registry.close(); // no drain: each lease is revoked, and no keepalive is sent after it
+      closeLeavingUnansweredRevokes(registry); // no drain: each lease is revoked, and no keepalive is sent after it
       stats = registry.connectionStats();
     }
     long sent = stats.get("keepalive.sent");
@@ -111,6 +107,29 @@ class KeepAliveStreamIT {
     // Exactly one message per keepalive, but for the few the close may cut on the wire.
     assertThat(received[0]).as("etcd's LeaseKeepAlive messages for %d keepalives sent", sent)
         .isBetween(sent * 0.99 - 5, (double) sent);
+  }
+
+  /**
+   * Closes {@code registry}, whose 200 registrations revoke their leases all at once, each with its registration's
+   * request timeout: the keepalive interval, 1 s here, and the close gives a revoke up after two of them. Two CI suites
+   * (3624641: 67 of 200; d2dc545: 95 of 200, at a load average of 8.3 while etcd logged nothing slow) had revokes
+   * unanswered in that time while muster-cli's test JVMs shared the two cores; a registry's {@code requestTimeout}
+   * does not govern them (1a82213 set it to 15 s, which changed nothing). Whether a close revokes is
+   * EtcdRegistryCloseIT's question, not this class's: a close that left only unanswered revokes behind passes here,
+   * any other failure does not.
+   */
+  private static void closeLeavingUnansweredRevokes(EtcdRegistry registry) {
+    try {
+      registry.close();
+    } catch (dev.muster.RegistryUnavailableException e) {
+      String unanswered = "\\(could not revoke lease [0-9a-f]+: no answer within the request timeout\\)";
+      String keys = "/muster/\\S+ " + unanswered;
+      assertThat(e.getMessage()).as("a close whose failures are all unanswered revokes")
+          .matches("(?s)closed, but could not revoke \\d+ of \\d+ registration\\(s\\); their keys expire with their"
+              + " leases: " + keys + "(, " + keys + ")*");
+      System.out.println("the close left unanswered revokes (their leases expire): "
+          + e.getMessage().substring(0, Math.min(200, e.getMessage().length())));
+    }
   }
 
   @Test
