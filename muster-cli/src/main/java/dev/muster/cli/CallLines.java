@@ -35,8 +35,9 @@ final class CallLines {
   private final AtomicLong retried = new AtomicLong();
 
   /**
-   * @param attemptsVisible whether the caller sees each attempt (MusterClient does; a gRPC channel retries and
-   *     ejects inside its policy): when not, the summary leaves retries and ejections out rather than print 0
+   * @param attemptsVisible whether the caller sees each attempt (MusterClient does; a gRPC channel picks and ejects
+   *     inside its policy, and only counts its attempts): when not, the summary leaves ejections and the budget out
+   *     rather than print 0
    */
   CallLines(PrintWriter out, String service, boolean json, boolean quiet, boolean attemptsVisible) {
     this.out = out;
@@ -102,8 +103,8 @@ final class CallLines {
       node.put("service", service);
       node.put("ok", ok.get());
       node.put("failed", failed.get());
+      node.put("retried", retried.get());
       if (attemptsVisible) {
-        node.put("retried", retried.get());
         node.put("ejected", ejected);
         node.put("budget_refused", budgetRefused);
       }
@@ -114,7 +115,7 @@ final class CallLines {
           out.printf("%d ok, %d failed, %d retried, %d ejected%s%n", ok.get(), failed.get(), retried.get(), ejected,
               budgetRefused == 0 ? "" : ", " + budgetRefused + " retries refused by the budget");
         } else {
-          out.printf("%d ok, %d failed%n", ok.get(), failed.get());
+          out.printf("%d ok, %d failed, %d retried%n", ok.get(), failed.get(), retried.get());
         }
         out.flush();
       }

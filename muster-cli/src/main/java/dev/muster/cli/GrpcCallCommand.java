@@ -10,10 +10,12 @@ import dev.muster.xds.XdsBootstrap;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientInterceptors;
+import io.grpc.ClientStreamTracer;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
+import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
@@ -26,6 +28,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -38,8 +41,10 @@ import picocli.CommandLine.Spec;
  * {@code muster grpc-call SERVICE}: calls the demo service {@code muster.echo.Echo} ({@code muster grpc-serve})
  * through a gRPC channel for {@code muster:///SERVICE}, balanced by the {@code muster} policy (or, for the lab's
  * controls, grpc-java's {@code round_robin} or {@code pick_first}). Prints the per-call lines and the summary of
- * {@code muster call} ({@link CallLines}); "via" is the instance that answered (Echo's {@code served_by}). Retries
- * and ejections happen inside the channel, so the summary counts only ok and failed calls.
+ * {@code muster call} ({@link CallLines}); "via" is the instance that answered (Echo's {@code served_by}). A call is
+ * counted as retried when it made more than one attempt ({@link AttemptCount}: the instances the failed attempts
+ * went to are not known here, as the muster policy picks inside the channel); ejections happen inside the channel
+ * too and are not counted.
  *
  * <p>The loop and its options are {@link CallLoop}'s (its {@code --attempt-timeout} and {@code --max-retries} apply
  * to the {@code muster} policy's retry interceptor only); calls complete on gRPC's threads.
@@ -138,9 +143,9 @@ final class GrpcCallCommand implements Callable<Integer> {
             .attemptTimeout(loop.attemptTimeout).build())) : channel;
     try {
       loop.run("muster-grpc-call", (n, started, t0, done) -> callOnce(calls,
-          (ok, status, servedBy, received, error) -> {
+          (ok, status, servedBy, retried, received, error) -> {
             lines.call(n, started, Duration.ofNanos(System.nanoTime() - t0), new CallLines.Outcome(ok, status,
-                servedBy, false, false, error, stream ? received : null));
+                servedBy, retried, false, error, stream ? received : null));
             done.run();
           }), () -> lines.summary(0, 0));
       return lines.failed() == 0 ? 0 : Errors.FAILURE;
@@ -212,11 +217,36 @@ final class GrpcCallCommand implements Callable<Integer> {
 
   /** What one call ended with; {@code servedBy} the distinct instances that answered, in order. */
   private interface Done {
-    void accept(boolean ok, String status, List<String> servedBy, long received, String error);
+    void accept(boolean ok, String status, List<String> servedBy, boolean retried, long received, String error);
+  }
+
+  /**
+   * Counts one call's attempts: each opens a client stream, and {@link MusterRetryInterceptor} makes every attempt a
+   * call of its own with the caller's options, so this factory (in those options) sees each one. gRPC's transparent
+   * retries (a stream that never reached the server) and its own retry policy's are not Muster's attempts and are not
+   * counted.
+   */
+  static final class AttemptCount extends ClientStreamTracer.Factory {
+    private static final ClientStreamTracer NOTHING = new ClientStreamTracer() { };
+    private final AtomicInteger attempts = new AtomicInteger();
+
+    @Override
+    public ClientStreamTracer newClientStreamTracer(ClientStreamTracer.StreamInfo info, Metadata headers) {
+      if (!info.isTransparentRetry() && info.getPreviousAttempts() == 0) {
+        attempts.incrementAndGet();
+      }
+      return NOTHING;
+    }
+
+    int attempts() {
+      return attempts.get();
+    }
   }
 
   private void callOnce(Channel channel, Done done) {
-    CallOptions options = CallOptions.DEFAULT.withDeadlineAfter(deadline.toNanos(), TimeUnit.NANOSECONDS);
+    AttemptCount attempts = new AttemptCount();
+    CallOptions options = CallOptions.DEFAULT.withDeadlineAfter(deadline.toNanos(), TimeUnit.NANOSECONDS)
+        .withStreamTracerFactory(attempts);
     Set<String> servedBy = new LinkedHashSet<>();
     AtomicLong received = new AtomicLong();
     StreamObserver<JsonNode> observer = new StreamObserver<>() {
@@ -231,13 +261,13 @@ final class GrpcCallCommand implements Callable<Integer> {
       @Override
       public void onError(Throwable t) {
         Status s = Status.fromThrowable(t);
-        done.accept(false, s.getCode().name(), via(), received.get(),
+        done.accept(false, s.getCode().name(), via(), attempts.attempts() > 1, received.get(),
             s.getDescription() == null ? s.getCode().name() : s.getCode() + ": " + s.getDescription());
       }
 
       @Override
       public void onCompleted() {
-        done.accept(true, Status.Code.OK.name(), via(), received.get(), null);
+        done.accept(true, Status.Code.OK.name(), via(), attempts.attempts() > 1, received.get(), null);
       }
 
       private List<String> via() {

@@ -81,16 +81,19 @@ class GrpcCallCommandTest {
   }
 
   @Test
-  void grpcCallPrintsTheLinesOfCallWithTheInstanceThatAnsweredAndASummaryOfOkAndFailed() {
+  void grpcCallPrintsTheLinesOfCallWithTheInstanceThatAnsweredAndASummaryOfOkFailedAndRetried() {
     StringWriter text = new StringWriter();
     CallLines lines = new CallLines(new PrintWriter(text, true), "orders", false, false, false);
     lines.call(1, Instant.now(), Duration.ofMillis(14), new CallLines.Outcome(true, "OK", List.of("p2"), false,
         false, null, null));
     lines.call(2, Instant.now(), Duration.ofMillis(3), new CallLines.Outcome(false, "UNAVAILABLE", List.of(), false,
         false, "UNAVAILABLE: no endpoint", null));
+    lines.call(3, Instant.now(), Duration.ofMillis(620), new CallLines.Outcome(true, "OK", List.of("p3"), true,
+        false, null, null));
     lines.summary(0, 0);
     assertThat(text.toString().lines()).containsExactly("#1 ok OK via p2 (14 ms)",
-        "#2 FAILED UNAVAILABLE via - (3 ms) UNAVAILABLE: no endpoint", "1 ok, 1 failed");
+        "#2 FAILED UNAVAILABLE via - (3 ms) UNAVAILABLE: no endpoint", "#3 ok OK via p3 (620 ms)",
+        "2 ok, 1 failed, 1 retried");
   }
 
   @Test

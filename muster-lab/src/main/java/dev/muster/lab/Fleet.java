@@ -270,7 +270,13 @@ public final class Fleet {
 
   /**
    * The caller is warm: its last {@code n} calls succeeded at their first attempt and reached every provider, so no
-   * endpoint is ejected from the cold start (a fresh JVM times out some first 300 ms attempts) when a fault begins.
+   * endpoint is ejected from the cold start (a fresh JVM times out some first 300 ms attempts) when a fault begins;
+   * and every call it started before those has ended. Lines are logged as calls end, so the last {@code n} can be
+   * fresh calls while a cold one is still in flight on its retry: a lab run of f4e053a (grpc_kill9_stale_window,
+   * docs/lab-failures/issue36-stop50-grpc_kill9_stale_window) had three of A's first calls time out their 1.5 s first
+   * attempt on the cold process, retry, and meet the SIGKILL on that retry, the one the lab allows; a fault after
+   * warm-up is meant to meet calls that still have their retry. ({@code grpc-call} lists only the instance that
+   * answered as the attempts; its {@code retried} says whether there were more.)
    */
   public static boolean warm(ChildProcess caller, int n, List<String> providerIds) {
     List<JsonNode> calls = caller.json().events("call");
@@ -278,13 +284,27 @@ public final class Fleet {
       return false;
     }
     java.util.Set<String> reached = new java.util.HashSet<>();
+    long oldest = Long.MAX_VALUE;
     for (JsonNode c : calls.subList(calls.size() - n, calls.size())) {
-      if (!c.path("ok").asBoolean() || c.path("attempts").size() != 1) {
+      if (!c.path("ok").asBoolean() || c.path("attempts").size() != 1 || c.path("retried").asBoolean()) {
         return false;
       }
       reached.add(c.path("attempts").get(0).asText());
+      oldest = Math.min(oldest, c.path("seq").asLong());
     }
-    return reached.containsAll(providerIds);
+    return reached.containsAll(providerIds) && noneInFlightBefore(calls, oldest);
+  }
+
+  /** Whether every call numbered below {@code seq} (calls are numbered from 1 as they start) has logged its end. */
+  static boolean noneInFlightBefore(List<JsonNode> calls, long seq) {
+    java.util.BitSet ended = new java.util.BitSet();
+    for (JsonNode c : calls) {
+      long s = c.path("seq").asLong();
+      if (s >= 1 && s < seq) {
+        ended.set((int) s);
+      }
+    }
+    return seq <= 1 || ended.cardinality() == seq - 1;
   }
 
   /**
