@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * from headings: lower case, punctuation dropped, spaces to hyphens, {@code -1}, {@code -2} for repeats.
  */
 class DocsTest {
-  private static final Path ROOT = Path.of(System.getProperty("muster.root", "..")).toAbsolutePath().normalize();
+  private static final Path ROOT = DocPages.ROOT;
   private static final int README_MAX_LINES = 300;
   private static final Pattern LINK = Pattern.compile("!?\\[([^\\]]*)\\]\\(([^)\\s]+)(?:\\s+\"[^\"]*\")?\\)");
   private static final Pattern CODE_SPAN = Pattern.compile("`[^`]*`");
@@ -44,7 +43,7 @@ class DocsTest {
 
   @Test
   void everyRelativeLinkAndAnchorResolves() throws IOException {
-    List<Path> pages = pages();
+    List<Path> pages = DocPages.all();
     assertThat(pages).as("README.md and the pages under docs/").hasSizeGreaterThan(20);
     Map<Path, Set<String>> anchors = new HashMap<>();
     List<String> broken = new ArrayList<>();
@@ -132,15 +131,6 @@ class DocsTest {
   static String slug(String heading) {
     String text = heading.replaceAll("\\[([^\\]]*)\\]\\([^)]*\\)", "$1"); // a link in a heading: its text
     return text.toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N}_\\- ]", "").replace(' ', '-');
-  }
-
-  private static List<Path> pages() throws IOException {
-    List<Path> pages = new ArrayList<>(List.of(ROOT.resolve("README.md"), ROOT.resolve("CHANGELOG.md")));
-    pages.removeIf(p -> !Files.exists(p));
-    try (Stream<Path> docs = Files.walk(ROOT.resolve("docs"))) {
-      docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
-    }
-    return pages;
   }
 
   @Test

@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * hold no figures.
  */
 class FigureTraceTest {
-  private static final Path ROOT = Path.of(System.getProperty("muster.root", "..")).toAbsolutePath().normalize();
+  private static final Path ROOT = DocPages.ROOT;
   /** A number that is not part of a word, a version, a path or a range's end. */
   private static final String NUM = "(?<![\\w.,/–-])(\\d{1,3}(?:,\\d{3})+|\\d+)(?:\\.(\\d+))?";
   private static final String RANGE_END = "(\\d{1,3}(?:,\\d{3})+|\\d+)(?:\\.(\\d+))?";
@@ -66,7 +65,7 @@ class FigureTraceTest {
   void everyFigureInABlockThatLinksAnOutputIsInThatOutput() throws IOException {
     List<String> missing = new ArrayList<>();
     int checked = 0;
-    for (Path page : pages()) {
+    for (Path page : DocPages.all()) {
       for (String block : blocks(Files.readString(page))) {
         List<Path> linked = outputsLinked(page, block);
         if (linked.isEmpty()) {
@@ -146,14 +145,6 @@ class FigureTraceTest {
       if (Files.isRegularFile(p) && OUTPUT.matcher(p.toString()).matches()) {
         out.add(p);
       }
-    }
-    return out;
-  }
-
-  private static List<Path> pages() throws IOException {
-    List<Path> out = new ArrayList<>(List.of(ROOT.resolve("README.md")));
-    try (Stream<Path> s = Files.walk(ROOT.resolve("docs"))) {
-      s.filter(p -> p.toString().endsWith(".md")).sorted().forEach(out::add);
     }
     return out;
   }
