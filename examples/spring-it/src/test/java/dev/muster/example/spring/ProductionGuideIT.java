@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.muster.testing.ChildProcess;
+import dev.muster.testing.ClassDataArchive;
 import dev.muster.testing.LoopbackPorts;
 import dev.muster.testing.TempDirs;
 import java.net.URI;
@@ -38,6 +39,8 @@ import org.junit.jupiter.api.Timeout;
 class ProductionGuideIT {
   private static final Pattern EXPORT = Pattern.compile("^export (MUSTER_[A-Z_]+)=(.*)$");
   private static final Duration READY = Duration.ofSeconds(120);
+  /** The training run of muster.jar's class-data archive: muster-cli's ITs' (MusterJar), so they share one archive. */
+  private static final List<String> CDS_TRAINING = List.of("ls", "--endpoints", "http://127.0.0.1:9");
 
   private final List<ChildProcess> started = new ArrayList<>();
 
@@ -60,8 +63,8 @@ class ProductionGuideIT {
     Path bin = Files.createDirectories(dir.resolve(".bin"));
     Path launcher = bin.resolve("muster");
     // the launcher ./muster release writes, on the reactor's jar
-    Files.writeString(launcher, "#!/usr/bin/env bash\nexec java ${MUSTER_JAVA_OPTS:-} -jar "
-        + Path.of(System.getProperty("muster.jar")).toAbsolutePath() + " \"$@\"\n");
+    Path jar = Path.of(System.getProperty("muster.jar")).toAbsolutePath();
+    Files.writeString(launcher, "#!/usr/bin/env bash\nexec java ${MUSTER_JAVA_OPTS:-} -jar " + jar + " \"$@\"\n");
     Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
     Files.createSymbolicLink(dir.resolve("orders.jar"), Path.of(System.getProperty("orders.jar")).toAbsolutePath());
 
@@ -74,11 +77,15 @@ class ProductionGuideIT {
     ports.put("50051", Integer.toString(greeterPort));
     ports.put("8070", Integer.toString(consolePort));
 
+    // The page's JVMs start as the suite's other child JVMs do (two cores, a dozen JVMs): C1 and the serial collector
+    // for every java the steps run (the launcher's and orders.jar's), and the CLI's classes from muster-cli's
+    // class-data archive of muster.jar, which its ITs share. How the JVMs start is all these change.
+    List<String> cliFlags = ClassDataArchive.flags(jar, ChildProcess.FAST_START_JVM_FLAGS, CDS_TRAINING);
     List<String> environment = new ArrayList<>(List.of(
         "cd " + dir,
         "export PATH=" + bin + ":" + Path.of(System.getProperty("java.home"), "bin") + ":$PATH",
-        // the CLI's JVMs start as the suite's other child JVMs do: two cores, a dozen JVMs
-        "export MUSTER_JAVA_OPTS='" + String.join(" ", ChildProcess.FAST_START_JVM_FLAGS) + "'"));
+        "export JDK_JAVA_OPTIONS='" + String.join(" ", ChildProcess.FAST_START_JVM_FLAGS) + "'",
+        "export MUSTER_JAVA_OPTS='" + String.join(" ", cliFlags) + "'"));
     List<String> outputs = new ArrayList<>();
     for (GuideSteps.Step step : guide.steps()) {
       String name = "guide-line-" + step.line();
