@@ -161,11 +161,11 @@ class FigureTraceTest {
       int now = unlinked.getOrDefault(page, List.of()).size();
       int was = allowed.getOrDefault(page, 0);
       if (now > was) {
-        wrong.add(page + ": " + now + " figures in blocks that link no output, " + was + " allowed; link the output"
+        wrong.add(page + ": " + now + " figure(s) in blocks that link no output, " + was + " allowed; link the output"
             + " a measurement comes from, write a setting or a derived figure as code or in words: "
             + unlinked.get(page));
       } else if (now < was) {
-        wrong.add(page + ": " + now + " figures in blocks that link no output, fewer than the " + was + " in " + LEDGER
+        wrong.add(page + ": " + now + " figure(s) in blocks that link no output, fewer than the " + was + " in " + LEDGER
             + "; lower its line (or rewrite it: " + REWRITE + ")");
       }
     }
