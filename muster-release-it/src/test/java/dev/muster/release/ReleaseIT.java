@@ -76,6 +76,30 @@ class ReleaseIT {
     }
   }
 
+  /** Every library the BOM manages is in the release with its POM, its jar, and its sources and Javadoc jars. */
+  @Test
+  void everyLibraryTheBomManagesShipsItsJarSourcesAndJavadoc() throws IOException {
+    String bom = Files.readString(RELEASE.resolve("dev/muster/muster-bom/" + VERSION + "/muster-bom-" + VERSION
+        + ".pom"));
+    Matcher m = Pattern.compile("<artifactId>(muster-[a-z-]+)</artifactId>").matcher(
+        bom.substring(bom.lastIndexOf("<dependencyManagement>"), bom.lastIndexOf("</dependencyManagement>")));
+    List<String> missing = new ArrayList<>();
+    int libraries = 0;
+    while (m.find()) {
+      String a = m.group(1);
+      libraries++;
+      Path dir = RELEASE.resolve("dev/muster/" + a + "/" + VERSION);
+      for (String file : List.of(a + "-" + VERSION + ".pom", a + "-" + VERSION + ".jar",
+          a + "-" + VERSION + "-sources.jar", a + "-" + VERSION + "-javadoc.jar")) {
+        if (!Files.isRegularFile(dir.resolve(file)) || Files.size(dir.resolve(file)) == 0) {
+          missing.add(file);
+        }
+      }
+    }
+    assertThat(libraries).as("the libraries the BOM manages").isGreaterThanOrEqualTo(9);
+    assertThat(missing).as("files missing from the release repository %s", RELEASE).isEmpty();
+  }
+
   @Test
   void plainJavaProviderAndConsumer() throws IOException {
     Path p = project("plain");
